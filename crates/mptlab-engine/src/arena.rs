@@ -1,0 +1,81 @@
+//! A slab of values addressed by `Handle`, with a free list, so that steady-state packet traffic
+//! reuses slots instead of allocating.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handle(pub u32);
+
+pub struct Arena<T> {
+    slots: Vec<T>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl<T: Default> Default for Arena<T> {
+    fn default() -> Self {
+        Self::with_capacity(0)
+    }
+}
+
+impl<T: Default> Arena<T> {
+    pub fn with_capacity(n: usize) -> Self {
+        Self { slots: Vec::with_capacity(n), free: Vec::with_capacity(n), live: 0 }
+    }
+
+    #[inline]
+    pub fn insert(&mut self, value: T) -> Handle {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = value;
+            Handle(i)
+        } else {
+            self.slots.push(value);
+            Handle((self.slots.len() - 1) as u32)
+        }
+    }
+
+    /// Release a slot; the handle must not be used again.
+    #[inline]
+    pub fn remove(&mut self, h: Handle) -> &T {
+        self.live -= 1;
+        self.free.push(h.0);
+        &self.slots[h.0 as usize]
+    }
+
+    #[inline]
+    pub fn get(&self, h: Handle) -> &T {
+        &self.slots[h.0 as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, h: Handle) -> &mut T {
+        &mut self.slots[h.0 as usize]
+    }
+
+    /// Values currently allocated.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Slots ever allocated (the arena's high-water mark).
+    pub fn capacity_used(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn freed_slots_are_reused() {
+        let mut a: Arena<u64> = Arena::default();
+        let h1 = a.insert(1);
+        let _h2 = a.insert(2);
+        a.remove(h1);
+        let h3 = a.insert(3);
+        assert_eq!(h3, h1);
+        assert_eq!(*a.get(h3), 3);
+        assert_eq!(a.capacity_used(), 2);
+        assert_eq!(a.live(), 2);
+    }
+}
