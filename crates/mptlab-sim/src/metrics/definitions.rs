@@ -1,0 +1,112 @@
+//! The exact definition of every reported metric, by its name in summary.json. Printed by
+//! `mptlab list` and written into summary.json, so a number is never separated from what it
+//! means. Source: DESIGN.md "Metrics", RFC 3550 §6.4.1 (jitter), RFC 8289 (sojourn time), Jain,
+//! Chiu & Hawe DEC-TR-301 (fairness). Distributions are reported as Stats
+//! {mean, std (population), min, max, p50, p95 (linear interpolation), count}.
+
+pub const DEFINITIONS: &[(&str, &str)] = &[
+    ("goodput_mbps",
+     "application goodput: bytes delivered in order to the receiving application per interval \
+      (default 1 s; the last partial interval is normalised by its length), in Mbit/s \
+      (10^6 bit/s); distribution over the interval samples of one flow"),
+    ("link_throughput_mbps",
+     "link wire throughput: bytes (headers included) whose transmission onto the link ends in \
+      the interval, per link direction and per protocol, in Mbit/s; distribution over interval \
+      samples"),
+    ("jitter_ms",
+     "RFC 3550 §6.4.1 interarrival jitter per flow and per path: for consecutive arrivals \
+      D = (R_i - R_{i-1}) - (S_i - S_{i-1}) on simulated send (S) and arrival (R) times, \
+      J += (|D| - J)/16, sampled after every arrival but the first; mean and distribution of \
+      the J samples, in ms"),
+    ("link_jitter_ms",
+     "RFC 3550 §6.4.1 jitter as jitter_ms, computed over all packets of all flows crossing a \
+      link direction, in link arrival order; mean and distribution of the J samples, in ms"),
+    ("owd_ms",
+     "one-way delay: arrival time at the receiver minus send time at the sender, per data \
+      packet delivered, in ms; distribution over packets"),
+    ("loss_pct",
+     "packet loss: packets dropped (at queues or on the channel) over packets sent, in percent, \
+      per protocol"),
+    ("retransmissions",
+     "number of data packets sent more than once (fast retransmit, RTO or scheduler \
+      reinjection), per flow"),
+    ("rto_count",
+     "number of retransmission timer expiries, per flow (summed over its subflows or paths)"),
+    ("jain",
+     "Jain's fairness index J = (Σx)² / (n·Σx²) over the per-flow mean goodput x of a group of \
+      n flows; null when undefined (no flow, or all zero)"),
+    ("queue_delay_ms",
+     "queueing delay (sojourn time): time from enqueue to start of transmission, per packet \
+      transmitted by a link, in ms; distribution over packets"),
+    ("queue_drop_pct",
+     "queue drops over packets leaving the queue (transmitted + dropped, by tail drop or AQM), \
+      in percent, per link direction"),
+    ("queue_len_pkts",
+     "time-weighted mean queue length: area under the queue-length curve (packets waiting for \
+      the transmitter) divided by the run duration, per link direction"),
+    ("channel_losses",
+     "packets transmitted onto a link and lost on its channel (random or radio loss), per link \
+      direction"),
+    ("srtt_ms",
+     "smoothed round-trip time per path (RFC 6298 SRTT) in ms; trace sampled at the first \
+      update at or after each trace interval"),
+    ("cwnd_bytes",
+     "congestion window per path in bytes; trace sampled at the first update at or after each \
+      trace interval"),
+    ("completion_time_s",
+     "download completion time of a file app: time from the request (or start of sending) to \
+      the delivery of its last byte to the receiving application, in s"),
+];
+
+/// The definition of metric `name`, if it is reported. Linear scan: for listings, not hot paths.
+pub fn definition(name: &str) -> Option<&'static str> {
+    DEFINITIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, d)| *d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_snake_case_and_definitions_are_single_lines() {
+        for (i, (n, d)) in DEFINITIONS.iter().enumerate() {
+            assert!(
+                !n.is_empty()
+                    && n.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{n}"
+            );
+            assert!(
+                !d.is_empty() && !d.contains('\n') && !d.contains("  "),
+                "{n}: {d}"
+            );
+            assert!(
+                DEFINITIONS[i + 1..].iter().all(|(m, _)| m != n),
+                "duplicate {n}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_brief_s_metrics_are_all_defined() {
+        for n in [
+            "goodput_mbps",
+            "link_throughput_mbps",
+            "jitter_ms",
+            "owd_ms",
+            "loss_pct",
+            "retransmissions",
+            "rto_count",
+            "jain",
+            "queue_delay_ms",
+            "completion_time_s",
+        ] {
+            assert!(definition(n).is_some(), "{n}");
+        }
+        assert!(definition("jitter_ms").unwrap().contains("(|D| - J)/16"));
+        assert_eq!(definition("nope"), None);
+    }
+}

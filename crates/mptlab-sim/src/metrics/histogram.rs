@@ -1,0 +1,248 @@
+//! LogHistogram: distribution of non-negative integer samples (delays and jitter in ns) in fixed
+//! log-linear buckets, HdrHistogram-style (Tene, "HdrHistogram": exact buckets below 2^SUB_BITS,
+//! then 2^SUB_BITS equal sub-buckets per power of two). With SUB_BITS = 4 (16 sub-buckets) a
+//! bucket midpoint is within 1/32 (3.1%) of any value in the bucket. Range: exact buckets for
+//! 0..16 ns, log-linear up to 2^40 ns (~1100 s); larger values land in the top bucket (min, max
+//! and mean stay exact). Fixed size, allocated once at construction; `record` is O(1).
+
+const SUB_BITS: u32 = 4;
+const SUB: u64 = 1 << SUB_BITS; // sub-buckets per power of two
+const MAX_POW: u32 = 40; // values below 2^MAX_POW are bucketed without clamping
+/// Number of buckets: SUB exact ones, then SUB per power of two from SUB_BITS to MAX_POW-1.
+pub const BUCKETS: usize = (SUB + (MAX_POW - SUB_BITS) as u64 * SUB) as usize;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogHistogram {
+    buckets: Box<[u64]>,
+    count: u64,
+    sum: u128,
+    min: u64,
+    max: u64,
+}
+
+impl Default for LogHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[inline]
+fn index_of(v: u64) -> usize {
+    if v < SUB {
+        return v as usize;
+    }
+    let p = 63 - v.leading_zeros(); // highest set bit, >= SUB_BITS
+    if p >= MAX_POW {
+        return BUCKETS - 1;
+    }
+    let sub = (v >> (p - SUB_BITS)) & (SUB - 1);
+    (SUB + (p - SUB_BITS) as u64 * SUB + sub) as usize
+}
+
+/// Smallest value and width of bucket `i` (it holds the integers lo..lo+width).
+#[inline]
+fn bounds_of(i: usize) -> (u64, u64) {
+    let i = i as u64;
+    if i < SUB {
+        return (i, 1);
+    }
+    let shift = (i - SUB) / SUB; // p - SUB_BITS
+    let sub = (i - SUB) % SUB;
+    ((SUB + sub) << shift, 1 << shift)
+}
+
+impl LogHistogram {
+    pub fn new() -> Self {
+        LogHistogram {
+            buckets: vec![0; BUCKETS].into_boxed_slice(),
+            count: 0,
+            sum: 0,
+            min: u64::MAX,
+            max: 0,
+        }
+    }
+
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.buckets[index_of(v)] += 1;
+        self.count += 1;
+        self.sum += v as u128;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Exact mean of the recorded values; 0 when empty.
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.count as f64
+        }
+    }
+
+    /// Exact minimum; 0 when empty.
+    pub fn min(&self) -> u64 {
+        if self.count == 0 {
+            0
+        } else {
+            self.min
+        }
+    }
+
+    /// Exact maximum; 0 when empty.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// Value at quantile `q` (clamped to [0, 1]): the midpoint of the bucket holding the sample of
+    /// rank ceil(q·count) (rank 1 for q = 0), clamped to [min, max]; ranks 1 and count give the
+    /// exact min and max. 0 when empty. O(BUCKETS).
+    pub fn quantile(&self, q: f64) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        let q = if q.is_nan() { 0.0 } else { q.clamp(0.0, 1.0) };
+        let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
+        if rank == 1 {
+            return self.min as f64;
+        }
+        if rank == self.count {
+            return self.max as f64;
+        }
+        let mut seen = 0;
+        for (i, &c) in self.buckets.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                let (lo, w) = bounds_of(i);
+                let mid = lo as f64 + (w - 1) as f64 / 2.0;
+                return mid.clamp(self.min as f64, self.max as f64);
+            }
+        }
+        self.max as f64
+    }
+
+    /// Adds all samples of `other` (same fixed layout, so bucket-wise addition is exact).
+    pub fn merge(&mut self, other: &LogHistogram) {
+        for (a, b) in self.buckets.iter_mut().zip(other.buckets.iter()) {
+            *a += b;
+        }
+        self.count += other.count;
+        self.sum += other.sum;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    /// Non-empty buckets as (lowest value, highest value inclusive, count), ascending; for plots
+    /// and export of the distribution.
+    pub fn nonzero_buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.buckets
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(i, &c)| {
+                let (lo, w) = bounds_of(i);
+                (lo, lo + (w - 1), c)
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_maps_into_a_bucket_whose_bounds_contain_it() {
+        let mut v = 0u64;
+        while v < (1u64 << MAX_POW) {
+            let (lo, w) = bounds_of(index_of(v));
+            assert!(lo <= v && v < lo + w, "v={v} lo={lo} w={w}");
+            assert!(
+                (w as f64 / 2.0) <= (lo as f64 / 32.0).max(0.5),
+                "bucket too wide at {v}"
+            );
+            v = v * 3 / 2 + 1;
+        }
+        assert_eq!(index_of(u64::MAX), BUCKETS - 1);
+        assert_eq!(index_of((1 << MAX_POW) - 1), BUCKETS - 1);
+    }
+
+    #[test]
+    fn quantiles_of_uniform_1_to_100000_are_within_7_percent() {
+        let mut h = LogHistogram::new();
+        for v in 1..=100_000u64 {
+            h.record(v);
+        }
+        for &q in &[0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999] {
+            let exact = (q * 100_000.0f64).ceil();
+            let got = h.quantile(q);
+            assert!(
+                (got - exact).abs() / exact <= 0.07,
+                "q={q} got={got} exact={exact}"
+            );
+        }
+        assert_eq!(h.quantile(0.0), 1.0);
+        assert_eq!(h.quantile(1.0), 100_000.0);
+    }
+
+    #[test]
+    fn mean_min_max_and_count_are_exact() {
+        let mut h = LogHistogram::new();
+        for v in [7u64, 1_000_003, 42, 5_000_000_000_000, 0] {
+            h.record(v);
+        }
+        assert_eq!((h.count(), h.min(), h.max()), (5, 0, 5_000_000_000_000));
+        assert_eq!(
+            h.mean(),
+            (7 + 1_000_003 + 42 + 5_000_000_000_000u64) as f64 / 5.0
+        );
+    }
+
+    #[test]
+    fn empty_gives_zeros_single_sample_is_exact_and_small_values_are_exact() {
+        let mut h = LogHistogram::new();
+        assert_eq!(
+            (h.count(), h.min(), h.max(), h.mean(), h.quantile(0.5)),
+            (0, 0, 0, 0., 0.)
+        );
+        h.record(12_345_678);
+        assert_eq!(h.quantile(0.5), 12_345_678.0);
+        let mut s = LogHistogram::new();
+        [3u64, 3, 9, 9, 9].iter().for_each(|&v| s.record(v));
+        assert_eq!((s.quantile(0.4), s.quantile(0.6)), (3.0, 9.0));
+    }
+
+    #[test]
+    fn merge_equals_recording_everything_into_one() {
+        let (mut a, mut b, mut all) = (
+            LogHistogram::new(),
+            LogHistogram::new(),
+            LogHistogram::new(),
+        );
+        (0..5000u64).for_each(|v| a.record(v * v + 3));
+        (5000..9000u64).for_each(|v| b.record(v * 7));
+        (0..5000u64)
+            .chain(5000..9000)
+            .for_each(|v| all.record(if v < 5000 { v * v + 3 } else { v * 7 }));
+        a.merge(&b);
+        assert_eq!(a, all);
+        let mut e = LogHistogram::new();
+        e.merge(&LogHistogram::new());
+        assert_eq!(e, LogHistogram::new());
+    }
+
+    #[test]
+    fn nonzero_buckets_sum_to_count() {
+        let mut h = LogHistogram::new();
+        for v in [1u64, 1, 100, 1_000_000] {
+            h.record(v);
+        }
+        let b: Vec<_> = h.nonzero_buckets().collect();
+        assert_eq!(b.len(), 3);
+        assert_eq!(b.iter().map(|x| x.2).sum::<u64>(), 4);
+        assert_eq!(b[0], (1, 1, 2));
+    }
+}

@@ -1,0 +1,22 @@
+//! Metrics layer: online aggregators fed on the simulator's per-packet hot path (no allocation
+//! or hashing per sample, O(1) per record) and summarised once at the end of a run. Each file
+//! states what it measures and its source definition; `definitions::DEFINITIONS` names the exact
+//! definition of every metric reported in summary.json.
+
+pub mod definitions;
+pub mod histogram;
+pub mod interval;
+pub mod jain;
+pub mod jitter;
+pub mod queue_stats;
+pub mod stats;
+pub mod trace;
+
+pub use definitions::{definition, DEFINITIONS};
+pub use histogram::LogHistogram;
+pub use interval::IntervalBins;
+pub use jain::jain_index;
+pub use jitter::Rfc3550Jitter;
+pub use queue_stats::QueueStats;
+pub use stats::{RunningStats, Stats};
+pub use trace::Trace;

@@ -1,0 +1,165 @@
+//! `RunSpec`: the validated, fully resolved description of one run.
+//!
+//! The scenario layer turns a TOML file into a `RunSpec` (units parsed, groups and counts
+//! expanded, routes computed, buffer sizes in BDP multiples resolved to bytes or packets). The
+//! simulation builder consumes it without further checks. Plain data only; indices into the
+//! vectors are the ids used everywhere else.
+
+use mptlab_engine::Time;
+use serde::Serialize;
+
+pub type NodeId = u32;
+pub type LinkId = u32;
+pub type FlowId = u32;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunSpec {
+    pub seed: u64,
+    pub duration: Time,
+    pub nodes: Vec<NodeSpec>,
+    /// One entry per link *direction*. A duplex scenario link `x` becomes `x` (from→to) and
+    /// `x.rev` (to→from).
+    pub links: Vec<LinkSpec>,
+    /// Flows after expanding counts and groups.
+    pub flows: Vec<FlowSpec>,
+    pub metrics: MetricsSpec,
+    /// Named groupings of flows for Jain's index (each scenario flow entry is one group; the
+    /// scenario may add more). Values index `flows`.
+    pub jain_groups: Vec<(String, Vec<FlowId>)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    Host,
+    Router,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkSpec {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate_bps: u64,
+    pub delay: Time,
+    pub queue: QueueSpec,
+    pub loss: LossSpec,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum QueueSpec {
+    /// Tail drop when the waiting packets would exceed the limit.
+    DropTail { limit: QueueLimit },
+    /// RFC 8289 CoDel (defaults target 5 ms, interval 100 ms) with a hard limit behind it.
+    CoDel { limit: QueueLimit, target: Time, interval: Time },
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueLimit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(tag = "model", rename_all = "snake_case")]
+pub enum LossSpec {
+    None,
+    /// Independent loss with probability `p` per packet.
+    Bernoulli { p: f64 },
+    /// Two-state Gilbert–Elliott channel: transition probabilities per packet and loss
+    /// probability in each state.
+    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSpec {
+    /// Unique name, e.g. `bulk` or `bulk#3` when the entry has a count.
+    pub name: String,
+    /// The scenario entry (group) the flow came from.
+    pub group: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Links from src to dst (data direction) and back (ACK direction).
+    pub fwd_route: Vec<LinkId>,
+    pub rev_route: Vec<LinkId>,
+    pub transport: TransportSpec,
+    pub app: AppSpec,
+    pub start: Time,
+    /// The application stops generating data at this time (None: runs to the end).
+    pub stop: Option<Time>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "protocol", rename_all = "lowercase")]
+pub enum TransportSpec {
+    Tcp(TcpSpec),
+    Udp(UdpSpec),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TcpSpec {
+    /// Congestion controller registry name, lower case, already validated.
+    pub cc: String,
+    /// Maximum segment size (payload bytes). Wire size = mss + 40 (IPv4 + TCP headers).
+    pub mss: u32,
+    /// Run the three-way handshake before data (else the connection starts established).
+    pub handshake: bool,
+    /// SACK (RFC 2018) negotiated; without it loss recovery is NewReno (RFC 6582) or Reno.
+    pub sack: bool,
+    pub initial_cwnd_segments: u32,
+    pub min_rto: Time,
+    pub initial_rto: Time,
+    pub max_rto: Time,
+    pub delayed_ack: DelayedAckSpec,
+    /// Send buffer (bytes the application may have queued, unsent + unacknowledged).
+    pub send_buffer: u64,
+    /// Receive buffer (bytes held for the application, in order unread + out of order).
+    pub recv_buffer: u64,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct DelayedAckSpec {
+    pub enabled: bool,
+    /// ACK at least every `every` full-sized segments (RFC 1122/5681: 2).
+    pub every: u32,
+    /// Delayed-ACK timer (Linux minimum 40 ms; RFC 5681 allows up to 500 ms).
+    pub timeout: Time,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct UdpSpec {
+    /// Payload bytes per datagram. Wire size = payload + 28 (IPv4 + UDP headers).
+    pub payload: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum AppSpec {
+    /// Greedy sender: always has data.
+    Bulk,
+    /// Constant bit rate: writes `write_size` bytes every write_size*8/rate seconds. Over TCP a
+    /// write blocks while the send buffer is full (like `iperf -b`); over UDP each write is one
+    /// datagram of the transport's payload size.
+    Cbr { rate_bps: u64, write_size: u32 },
+    /// Messages of `message_size` bytes with exponential inter-arrival times of mean
+    /// message_size*8/rate.
+    Poisson { rate_bps: u64, message_size: u32 },
+    /// Transfer `size` bytes once, then finish; records completion time.
+    File { size: u64 },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MetricsSpec {
+    /// Throughput bin width (default 1 s).
+    pub interval: Time,
+    /// Sampling period of cwnd / SRTT / queue traces (default 100 ms).
+    pub trace_interval: Time,
+}
