@@ -1,0 +1,120 @@
+//! Traffic sources. An application is a small state machine that, when its tick comes, says how
+//! many bytes it produces and when it wants the next tick. It knows nothing of paths or
+//! transports; the simulation hands its bytes to TCP (as writes into the send buffer) or to UDP
+//! (one datagram per write).
+//!
+//! - bulk: infinite data (the transport's send buffer is always full).
+//! - cbr: `write_size` bytes every write_size·8/rate seconds. Over TCP a write that does not fit
+//!   the send buffer blocks the writer: no new writes are produced until it completes, and the
+//!   writer resumes at its next scheduled tick without a catch-up burst. Over UDP the rate
+//!   counts whole datagrams on the wire (headers included), so "120Mbps" offers 120 Mbit/s to
+//!   the first link.
+//! - poisson: messages of `message_size` bytes with exponentially distributed gaps of mean
+//!   message_size·8/rate seconds (one RNG stream per flow).
+//! - file: `size` bytes written at start; the flow records its completion time when the last
+//!   byte reaches the receiving application.
+
+use crate::spec::AppSpec;
+use mptlab_engine::time::SECOND;
+use mptlab_engine::{RngStream, Time};
+
+pub enum App {
+    Bulk,
+    Cbr { gap: Time, write: u64 },
+    Poisson { mean_gap: f64, write: u64, rng: RngStream },
+    File { size: u64 },
+}
+
+/// What a tick produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tick {
+    pub bytes: u64,
+    pub next: Option<Time>,
+}
+
+impl App {
+    /// `unit_bytes` is the size one write is measured in for the rate: the wire size of a
+    /// datagram for UDP, the write size for TCP.
+    pub fn new(spec: &AppSpec, unit_bytes: Option<u64>, rng: RngStream) -> Self {
+        let gap_for = |rate_bps: u64, bytes: u64| ((bytes as u128 * 8 * SECOND as u128) / rate_bps.max(1) as u128) as Time;
+        match *spec {
+            AppSpec::Bulk => App::Bulk,
+            AppSpec::Cbr { rate_bps, write_size } => {
+                let unit = unit_bytes.unwrap_or(write_size as u64);
+                App::Cbr { gap: gap_for(rate_bps, unit).max(1), write: write_size as u64 }
+            }
+            AppSpec::Poisson { rate_bps, message_size } => {
+                let unit = unit_bytes.unwrap_or(message_size as u64);
+                App::Poisson { mean_gap: gap_for(rate_bps, unit) as f64, write: message_size as u64, rng }
+            }
+            AppSpec::File { size } => App::File { size },
+        }
+    }
+
+    /// The first tick, at the flow's start time.
+    pub fn first(&mut self, now: Time) -> Tick {
+        match self {
+            App::Bulk => Tick { bytes: 0, next: None },
+            App::File { size } => Tick { bytes: *size, next: None },
+            _ => self.tick(now),
+        }
+    }
+
+    /// A scheduled tick: the bytes of one write and the time of the next.
+    pub fn tick(&mut self, now: Time) -> Tick {
+        match self {
+            App::Cbr { gap, write } => Tick { bytes: *write, next: Some(now + *gap) },
+            App::Poisson { mean_gap, write, rng } => {
+                let gap = rng.exponential(*mean_gap).round().max(1.0) as Time;
+                Tick { bytes: *write, next: Some(now + gap) }
+            }
+            App::Bulk | App::File { .. } => Tick::default(),
+        }
+    }
+
+    pub fn is_bulk(&self) -> bool {
+        matches!(self, App::Bulk)
+    }
+
+    pub fn file_size(&self) -> Option<u64> {
+        match self {
+            App::File { size } => Some(*size),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mptlab_engine::time::MICROSECOND;
+    use mptlab_engine::StreamId;
+
+    fn rng() -> RngStream {
+        RngStream::new(1, StreamId::new(0, 0))
+    }
+
+    #[test]
+    fn udp_cbr_gap_counts_wire_bytes() {
+        // 1500 B datagrams at 120 Mbit/s: one every 100 µs.
+        let mut a = App::new(&AppSpec::Cbr { rate_bps: 120_000_000, write_size: 1472 }, Some(1500), rng());
+        assert_eq!(a.first(0), Tick { bytes: 1472, next: Some(100 * MICROSECOND) });
+    }
+
+    #[test]
+    fn poisson_mean_gap_matches_rate() {
+        let mut a = App::new(&AppSpec::Poisson { rate_bps: 8_000_000, message_size: 1000 }, None, rng());
+        let (mut t, n) = (0, 100_000);
+        for _ in 0..n {
+            t = a.tick(t).next.unwrap();
+        }
+        let mean = t as f64 / n as f64;
+        assert!((mean - 1000.0 * MICROSECOND as f64).abs() < 0.02 * 1000.0 * MICROSECOND as f64, "{mean}");
+    }
+
+    #[test]
+    fn file_writes_everything_once() {
+        let mut a = App::new(&AppSpec::File { size: 5000 }, None, rng());
+        assert_eq!(a.first(0), Tick { bytes: 5000, next: None });
+    }
+}

@@ -1,0 +1,57 @@
+//! The packet as the network sees it: wire size, route, timestamps, and the transport header it
+//! carries. Packets live in the engine's arena and are passed around by handle.
+
+use crate::transport::segment::TcpHeader;
+use mptlab_engine::Time;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Proto {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+impl Proto {
+    pub const ALL: [Proto; 2] = [Proto::Tcp, Proto::Udp];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Proto::Tcp => "tcp",
+            Proto::Udp => "udp",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Packet {
+    /// Route id: 2*flow for the data direction, 2*flow+1 for the reverse (ACK) direction. The
+    /// endpoint at the end of route r is endpoint r.
+    pub route: u32,
+    /// Index of the next link on the route.
+    pub hop: u16,
+    pub proto: Proto,
+    /// Bytes on the wire (headers included).
+    pub size: u32,
+    /// When the sending endpoint emitted it (for one-way delay and jitter).
+    pub sent_at: Time,
+    /// UDP: datagram sequence number (for loss and reordering counts).
+    pub udp_seq: u64,
+    /// UDP: payload bytes.
+    pub udp_payload: u32,
+    pub tcp: TcpHeader,
+}
+
+impl Packet {
+    /// True when the packet carries application data (TCP payload or a UDP datagram).
+    #[inline]
+    pub fn is_data(&self) -> bool {
+        match self.proto {
+            Proto::Tcp => self.tcp.len > 0,
+            Proto::Udp => true,
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! A flow at run time: its transport endpoints, its application, its timers and its metrics.
+
+use crate::apps::App;
+use crate::metrics::{IntervalBins, LogHistogram, Rfc3550Jitter, Trace};
+use crate::net::Proto;
+use crate::transport::tcp::{TcpReceiver, TcpSender};
+use crate::transport::udp::UdpReceiver;
+use mptlab_engine::{LazyTimer, Time};
+
+pub enum Transport {
+    Tcp { snd: Box<TcpSender>, rcv: Box<TcpReceiver> },
+    Udp { payload: u32, next_seq: u64, rcv: UdpReceiver },
+}
+
+/// Per-flow measurements, aggregated online.
+pub struct FlowMetrics {
+    /// Bytes delivered in order to the receiving application, per interval.
+    pub goodput: IntervalBins,
+    pub jitter: Rfc3550Jitter,
+    /// One-way delay of data packets (ns).
+    pub owd: LogHistogram,
+    pub cwnd: Trace,
+    pub srtt: Trace,
+    pub data_packets_sent: u64,
+    pub data_packets_dropped: u64,
+    pub ack_packets_sent: u64,
+    pub ack_packets_dropped: u64,
+    pub bytes_delivered: u64,
+    pub completion: Option<Time>,
+    /// Application ticks skipped because a blocking write was still pending.
+    pub blocked_ticks: u64,
+}
+
+impl FlowMetrics {
+    pub fn new(interval: Time, trace_every: Time, duration: Time) -> Self {
+        Self {
+            goodput: IntervalBins::new(interval, duration),
+            jitter: Rfc3550Jitter::new(),
+            owd: LogHistogram::new(),
+            cwnd: Trace::new(trace_every, duration),
+            srtt: Trace::new(trace_every, duration),
+            data_packets_sent: 0,
+            data_packets_dropped: 0,
+            ack_packets_sent: 0,
+            ack_packets_dropped: 0,
+            bytes_delivered: 0,
+            completion: None,
+            blocked_ticks: 0,
+        }
+    }
+}
+
+pub struct Flow {
+    pub proto: Proto,
+    pub start: Time,
+    pub stop: Option<Time>,
+    pub transport: Transport,
+    pub app: App,
+    /// Bytes the application produced that the transport has not accepted yet.
+    pub backlog: u64,
+    /// Endpoint timers: [sender, receiver].
+    pub timers: [LazyTimer; 2],
+    pub metrics: FlowMetrics,
+}
+
+impl Flow {
+    /// Is the application still producing at `now`?
+    pub fn app_active(&self, now: Time) -> bool {
+        now >= self.start && self.stop.is_none_or(|s| now < s)
+    }
+}

@@ -1,0 +1,32 @@
+//! TCP as two sans-IO halves: `TcpSender` (data source, ACK sink) and `TcpReceiver` (data sink,
+//! ACK source). mptlab's studies move data one way, so a connection is a sender at one host and
+//! a receiver at the other; the same sender is reused as an MPTCP subflow later.
+//!
+//! What is modelled, with sources:
+//! - three-way handshake (RFC 9293 §3.5), optional; SYN retransmitted with the initial RTO
+//! - cumulative ACKs and SACK (RFC 2018), at most 3 blocks, most recent first
+//! - loss recovery with SACK per RFC 6675 (IsLost, NextSeg rules 1–3, pipe), without SACK
+//!   NewReno (RFC 6582) or Reno (RFC 5681 §3.2), with duplicate ACKs counted as in Linux's SACK
+//!   emulation for non-SACK peers
+//! - RTO per RFC 6298 with exponential backoff and Karn's rule
+//! - delayed ACKs (RFC 5681 §4.2 / RFC 1122 §4.2.3.2): every `every`-th full segment or a timer,
+//!   immediately on out-of-order or gap-filling data
+//! - send and receive buffers, flow control, zero-window probes (RFC 9293 §3.8.6.1)
+//! - pacing: when the controller returns a rate, segments leave no earlier than an
+//!   earliest-departure time
+//! Not modelled: FIN/close, Nagle (senders behave as TCP_NODELAY), urgent data, timestamps'
+//! wire bytes, sequence-number wrap.
+
+pub mod config;
+pub mod receiver;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+
+pub use config::TcpConfig;
+pub use receiver::{ReceiverStats, TcpReceiver};
+pub use rtt::RttEstimator;
+pub use sender::{SenderStats, TcpSender};
+
+#[cfg(test)]
+mod tests;

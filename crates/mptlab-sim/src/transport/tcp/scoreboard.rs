@@ -1,0 +1,325 @@
+//! The sender's scoreboard (RFC 6675 §2–4): one record per outstanding segment, the SACKed
+//! ranges, and the byte counters behind `pipe`.
+//!
+//! pipe = outstanding − SACKed − lost + retransmitted-and-still-in-flight, which is RFC 6675's
+//! SetPipe() kept incrementally (Linux's `tcp_packets_in_flight`).
+//! IsLost (§4): a segment is lost when more than (DupThresh − 1)·SMSS bytes above it are SACKed.
+//! Walking the SACKed ranges from the top finds the lowest such boundary; every un-SACKed segment
+//! below it is lost. The boundary only moves up, so each segment is marked at most once per
+//! episode and the work per ACK stays O(SACK ranges) in steady state.
+
+use super::super::segment::SackBlock;
+use mptlab_engine::Time;
+use std::collections::VecDeque;
+
+/// RFC 6675 DupThresh.
+pub const DUP_THRESH: u64 = 3;
+
+pub const SACKED: u8 = 1;
+pub const LOST: u8 = 2;
+/// Retransmitted and the retransmission is still believed in flight.
+pub const RETRANS: u8 = 4;
+/// Ever retransmitted (Karn's rule: no RTT sample).
+pub const EVER_RETRANS: u8 = 8;
+
+#[derive(Clone, Copy, Debug)]
+pub struct SegMeta {
+    pub seq: u64,
+    pub len: u32,
+    pub flags: u8,
+    pub sent_at: Time,
+}
+
+impl SegMeta {
+    #[inline]
+    pub fn end(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+    #[inline]
+    fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// Bytes an ACK newly delivered and the send time of the newest segment eligible for an RTT sample.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Delivered {
+    pub bytes: u64,
+    pub rtt_sent_at: Option<Time>,
+    /// Latest (re)transmission time among newly delivered segments (RACK's xmit_ts).
+    pub newest_sent_at: Option<Time>,
+}
+
+impl Delivered {
+    #[inline]
+    fn add(&mut self, s: &SegMeta) {
+        self.bytes += s.len as u64;
+        self.newest_sent_at = Some(self.newest_sent_at.map_or(s.sent_at, |t| t.max(s.sent_at)));
+        if !s.has(EVER_RETRANS) {
+            self.rtt_sent_at = Some(self.rtt_sent_at.map_or(s.sent_at, |t| t.max(s.sent_at)));
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SegMeta>,
+    ranges: Vec<(u64, u64)>,
+    pub sacked: u64,
+    pub lost: u64,
+    pub retrans: u64,
+    lost_marked_upto: u64,
+    lost_top: u64,
+    retx_scan: u64,
+}
+
+impl Scoreboard {
+    pub fn new() -> Self {
+        Self { segs: VecDeque::with_capacity(1024), ..Default::default() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+
+    pub fn front(&self) -> Option<&SegMeta> {
+        self.segs.front()
+    }
+
+    pub fn get(&self, i: usize) -> &SegMeta {
+        &self.segs[i]
+    }
+
+    /// Bytes outstanding minus those known to have left the network (RFC 6675 SetPipe).
+    #[inline]
+    pub fn pipe(&self, outstanding: u64) -> u64 {
+        (outstanding + self.retrans).saturating_sub(self.sacked + self.lost)
+    }
+
+    pub fn has_sack_info(&self) -> bool {
+        !self.ranges.is_empty()
+    }
+
+    #[inline]
+    pub fn push(&mut self, seq: u64, len: u32, now: Time) {
+        self.segs.push_back(SegMeta { seq, len, flags: 0, sent_at: now });
+    }
+
+    fn index_of(&self, seq: u64) -> usize {
+        self.segs.partition_point(|s| s.seq < seq)
+    }
+
+    /// Remove every segment below the cumulative ACK point.
+    #[inline]
+    pub fn ack_to(&mut self, ack: u64, d: &mut Delivered) {
+        while let Some(s) = self.segs.front() {
+            if s.end() > ack {
+                break;
+            }
+            let s = self.segs.pop_front().expect("front exists");
+            if s.has(SACKED) {
+                self.sacked -= s.len as u64;
+            } else {
+                d.add(&s);
+            }
+            if s.has(LOST) {
+                self.lost -= s.len as u64;
+            }
+            if s.has(RETRANS) {
+                self.retrans -= s.len as u64;
+            }
+        }
+        if !self.ranges.is_empty() {
+            self.ranges.retain(|r| r.1 > ack);
+            if let Some(first) = self.ranges.first_mut() {
+                first.0 = first.0.max(ack);
+            }
+        }
+    }
+
+    fn mark_sacked_between(&mut self, a: u64, b: u64, d: &mut Delivered) {
+        let mut i = self.index_of(a);
+        while i < self.segs.len() && self.segs[i].end() <= b {
+            let s = self.segs[i];
+            if !s.has(SACKED) {
+                d.add(&s);
+                self.sacked += s.len as u64;
+                let mut flags = s.flags | SACKED;
+                if s.has(LOST) {
+                    self.lost -= s.len as u64;
+                    flags &= !LOST;
+                }
+                if s.has(RETRANS) {
+                    self.retrans -= s.len as u64;
+                    flags &= !RETRANS;
+                }
+                self.segs[i].flags = flags;
+            }
+            i += 1;
+        }
+    }
+
+    /// Apply one SACK block (RFC 2018); blocks below `una` or beyond `nxt` are ignored (D-SACK
+    /// and invalid blocks).
+    pub fn apply_sack(&mut self, blk: SackBlock, una: u64, nxt: u64, d: &mut Delivered) {
+        let (s, e) = (blk.start.max(una), blk.end);
+        if e <= s || e > nxt {
+            return;
+        }
+        let i = self.ranges.partition_point(|r| r.1 < s);
+        let (mut lo, mut hi, mut cur, mut j) = (s, e, s, i);
+        while j < self.ranges.len() && self.ranges[j].0 <= e {
+            let (rs, re) = self.ranges[j];
+            if rs > cur {
+                self.mark_sacked_between(cur, rs, d);
+            }
+            cur = cur.max(re);
+            lo = lo.min(rs);
+            hi = hi.max(re);
+            j += 1;
+        }
+        if cur < e {
+            self.mark_sacked_between(cur, e, d);
+        }
+        if j > i {
+            self.ranges[i] = (lo, hi);
+            self.ranges.drain(i + 1..j);
+        } else {
+            self.ranges.insert(i, (lo, hi));
+        }
+    }
+
+    fn mark_lost_index(&mut self, i: usize) {
+        let s = self.segs[i];
+        if s.has(SACKED) || s.has(LOST) {
+            return;
+        }
+        self.segs[i].flags |= LOST;
+        self.lost += s.len as u64;
+        self.retx_scan = self.retx_scan.min(s.seq);
+        self.lost_top = self.lost_top.max(s.end());
+    }
+
+    /// RFC 6675 IsLost over the whole scoreboard (see the module comment).
+    pub fn update_lost(&mut self, mss: u32) {
+        let threshold = (DUP_THRESH - 1) * mss as u64;
+        let mut cum = 0;
+        let mut boundary = None;
+        for r in self.ranges.iter().rev() {
+            cum += r.1 - r.0;
+            if cum > threshold {
+                boundary = Some(r.0);
+                break;
+            }
+        }
+        let Some(b) = boundary else { return };
+        if b <= self.lost_marked_upto {
+            return;
+        }
+        let mut i = self.index_of(self.lost_marked_upto);
+        while i < self.segs.len() && self.segs[i].end() <= b {
+            self.mark_lost_index(i);
+            i += 1;
+        }
+        self.lost_marked_upto = b;
+    }
+
+    /// Mark the first outstanding segment lost (NewReno partial ACK, fast retransmit without SACK).
+    pub fn mark_first_lost(&mut self) {
+        if !self.segs.is_empty() {
+            self.mark_lost_index(0);
+        }
+    }
+
+    pub fn first_is_lost(&self) -> bool {
+        self.segs.front().is_some_and(|s| s.has(LOST))
+    }
+
+    /// Retransmission timeout: every un-SACKed segment is lost and no retransmission is in
+    /// flight any more (RFC 6675 §5.1, Linux `tcp_enter_loss`).
+    pub fn mark_all_lost(&mut self) {
+        for i in 0..self.segs.len() {
+            let s = self.segs[i];
+            if s.has(RETRANS) {
+                self.segs[i].flags &= !RETRANS;
+                self.retrans -= s.len as u64;
+            }
+            self.mark_lost_index(i);
+        }
+        if let Some(last) = self.segs.back() {
+            self.lost_marked_upto = self.lost_marked_upto.max(last.end());
+        }
+        self.retx_scan = self.segs.front().map_or(0, |s| s.seq);
+    }
+
+    /// RFC 8985 §6.2 applied to retransmissions: a retransmitted, un-SACKed segment whose
+    /// retransmission left more than `reo_wnd` before the newest delivered segment was sent is
+    /// lost again; it becomes eligible for another retransmission.
+    pub fn detect_lost_retransmissions(&mut self, xmit_ts: Time, reo_wnd: Time) {
+        let mut seen = 0;
+        let mut i = 0;
+        while seen < self.retrans && i < self.segs.len() {
+            let s = self.segs[i];
+            if s.has(RETRANS) {
+                seen += s.len as u64;
+                if s.sent_at + reo_wnd < xmit_ts {
+                    self.segs[i].flags &= !RETRANS;
+                    self.retrans -= s.len as u64;
+                    seen -= s.len as u64;
+                    self.retx_scan = self.retx_scan.min(s.seq);
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// RFC 6675 NextSeg rule 1: the lowest lost segment not yet retransmitted.
+    #[inline]
+    pub fn next_lost(&mut self) -> Option<usize> {
+        if self.lost == 0 {
+            return None;
+        }
+        let mut i = self.index_of(self.retx_scan);
+        while i < self.segs.len() {
+            let s = &self.segs[i];
+            if s.seq >= self.lost_top {
+                break;
+            }
+            if s.has(LOST) && !s.has(RETRANS) && !s.has(SACKED) {
+                return Some(i);
+            }
+            self.retx_scan = s.end();
+            i += 1;
+        }
+        None
+    }
+
+    /// RFC 6675 NextSeg rule 3: the lowest un-SACKed, not-retransmitted segment below the highest
+    /// SACKed byte (used when there is neither a lost segment nor new data to send).
+    pub fn next_unsacked_below_high_sack(&self) -> Option<usize> {
+        let high = self.ranges.last()?.1;
+        (0..self.segs.len())
+            .take_while(|&i| self.segs[i].end() <= high)
+            .find(|&i| self.segs[i].flags & (SACKED | RETRANS) == 0)
+    }
+
+    #[inline]
+    pub fn on_retransmit(&mut self, i: usize, now: Time) -> (u64, u32) {
+        let s = &mut self.segs[i];
+        debug_assert!(s.flags & RETRANS == 0);
+        s.flags |= RETRANS | EVER_RETRANS;
+        s.sent_at = now;
+        self.retrans += s.len as u64;
+        (s.seq, s.len)
+    }
+
+    /// Invariant check used by tests: counters equal a recount of the flags.
+    pub fn check_counters(&self) -> bool {
+        let sum = |f: u8| self.segs.iter().filter(|s| s.has(f)).map(|s| s.len as u64).sum::<u64>();
+        sum(SACKED) == self.sacked && sum(LOST) == self.lost && sum(RETRANS) == self.retrans
+    }
+}

@@ -1,0 +1,491 @@
+//! The sending half of a TCP connection: handshake initiator, segmentation, scoreboard, loss
+//! recovery, RTO, flow control, zero-window probes and pacing. See `mod.rs` for the sources.
+//!
+//! Recovery phases (Linux names): Open → Recovery (fast recovery, RFC 6675 / RFC 6582) → Open;
+//! Open|Recovery → Loss (after an RTO) → Open once the recovery point is acknowledged.
+//! Interpretations:
+//! - Entering recovery and a NewReno partial ACK retransmit the first lost segment at once,
+//!   whatever the pipe (RFC 6675 (4.3), RFC 6582 §3.2 steps 2 and 5); later retransmissions
+//!   and new data wait for cwnd − pipe ≥ 1 SMSS.
+//! - Without SACK, each duplicate ACK counts one segment as having left the network (Linux's
+//!   `tcp_add_reno_sack`), which gives RFC 3042 limited transmit and the window inflation of
+//!   RFC 6582 without a separate inflated cwnd.
+//! - The rescue retransmission of RFC 6675 §4 rule 4 is not implemented.
+//! - RFC 6675 detects a lost retransmission only by RTO. Like Linux (RACK, RFC 8985 §6.2), a
+//!   retransmission is deemed lost when a segment sent more than min_RTT/4 after it has been
+//!   delivered; it is then retransmitted again.
+//! - Window growth counts cumulatively acknowledged bytes (RFC 3465), not SACKed ones, so a
+//!   sender whose cumulative ACK is stuck after an RTO does not open its window on SACKs.
+
+use super::config::TcpConfig;
+use super::rtt::RttEstimator;
+use super::scoreboard::{Delivered, Scoreboard, DUP_THRESH};
+use crate::cc::{AckEvent, AnyCc, CongestionControl, LossEvent};
+use crate::transport::segment::{TcpHeader, FLAG_ACK, FLAG_PROBE, FLAG_SYN, TCP_HEADER_BYTES};
+use mptlab_engine::time::SECOND;
+use mptlab_engine::Time;
+
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct SenderStats {
+    /// Data segments sent, retransmissions included.
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmissions: u64,
+    pub fast_recoveries: u64,
+    pub rto_count: u64,
+    pub probes_sent: u64,
+    pub syns_sent: u64,
+    pub established_at: Option<Time>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    SynSent,
+    Established,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Open,
+    Recovery,
+    Loss,
+}
+
+pub struct TcpSender {
+    cfg: TcpConfig,
+    cc: AnyCc,
+    state: State,
+    phase: Phase,
+    recovery_point: u64,
+    snd_una: u64,
+    snd_nxt: u64,
+    write_end: u64,
+    unlimited: bool,
+    snd_wnd: u64,
+    sb: Scoreboard,
+    /// Without SACK: bytes presumed delivered because of duplicate ACKs.
+    dup_sacked: u64,
+    dupacks: u32,
+    rtt: RttEstimator,
+    rto_at: Option<Time>,
+    persist_at: Option<Time>,
+    persist_backoff: u32,
+    pace_at: Time,
+    pacing_wait: Option<Time>,
+    force_retransmit: bool,
+    syn_sent_at: Time,
+    syn_retransmitted: bool,
+    cwnd_limited: bool,
+    /// RFC 8985 RACK.xmit_ts: the latest send time among delivered segments.
+    rack_xmit_ts: Time,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(cfg: TcpConfig, cc: AnyCc) -> Self {
+        Self {
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            cfg,
+            cc,
+            state: State::Idle,
+            phase: Phase::Open,
+            recovery_point: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            write_end: 0,
+            unlimited: false,
+            snd_wnd: cfg.recv_buffer,
+            sb: Scoreboard::new(),
+            dup_sacked: 0,
+            dupacks: 0,
+            rto_at: None,
+            persist_at: None,
+            persist_backoff: 0,
+            pace_at: 0,
+            pacing_wait: None,
+            force_retransmit: false,
+            syn_sent_at: 0,
+            syn_retransmitted: false,
+            cwnd_limited: false,
+            rack_xmit_ts: 0,
+            stats: SenderStats::default(),
+        }
+    }
+
+    // ----- application side -------------------------------------------------------------
+
+    /// A greedy application: the send buffer is always full.
+    pub fn set_unlimited(&mut self) {
+        self.unlimited = true;
+    }
+
+    /// Free space in the send buffer (bytes written but not yet acknowledged occupy it).
+    pub fn buffer_free(&self) -> u64 {
+        if self.unlimited {
+            return 0;
+        }
+        self.cfg.send_buffer.saturating_sub(self.write_end - self.snd_una)
+    }
+
+    /// The application stops producing: a greedy sender keeps only what it has already sent.
+    pub fn close_writes(&mut self) {
+        if self.unlimited {
+            self.unlimited = false;
+            self.write_end = self.snd_nxt;
+        }
+    }
+
+    /// Queue up to `bytes` of application data; returns how many the buffer took.
+    pub fn write(&mut self, bytes: u64) -> u64 {
+        let n = bytes.min(self.buffer_free());
+        self.write_end += n;
+        n
+    }
+
+    /// Open the connection (SYN) or, without a handshake, start sending.
+    pub fn start(&mut self, now: Time, out: &mut Vec<TcpHeader>) {
+        if self.cfg.handshake {
+            self.state = State::SynSent;
+            self.send_syn(now, out);
+        } else {
+            self.state = State::Established;
+            self.stats.established_at = Some(now);
+            self.try_send(now, out);
+        }
+    }
+
+    fn send_syn(&mut self, now: Time, out: &mut Vec<TcpHeader>) {
+        self.syn_sent_at = now;
+        self.stats.syns_sent += 1;
+        out.push(TcpHeader { flags: FLAG_SYN, ..Default::default() });
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    // ----- accessors --------------------------------------------------------------------
+
+    pub fn is_established(&self) -> bool {
+        self.state == State::Established
+    }
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    pub fn cwnd(&self) -> u64 {
+        self.cc.window()
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.cc.ssthresh()
+    }
+    pub fn cc(&self) -> &AnyCc {
+        &self.cc
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn snd_wnd(&self) -> u64 {
+        self.snd_wnd
+    }
+    /// All data written so far has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        !self.unlimited && self.snd_una == self.write_end
+    }
+    /// RFC 6675 pipe: bytes believed to be in the network.
+    #[inline]
+    pub fn in_flight(&self) -> u64 {
+        self.sb.pipe(self.snd_nxt - self.snd_una).saturating_sub(self.dup_sacked)
+    }
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.sb
+    }
+
+    /// The earliest of the sender's timers (RTO, persist, pacing).
+    #[inline]
+    pub fn deadline(&self) -> Option<Time> {
+        [self.rto_at, self.persist_at, self.pacing_wait].into_iter().flatten().min()
+    }
+
+    // ----- sending ----------------------------------------------------------------------
+
+    #[inline]
+    fn data_limit(&self) -> u64 {
+        let cap = self.snd_una + self.cfg.send_buffer;
+        if self.unlimited { cap } else { self.write_end.min(cap) }
+    }
+
+    #[inline]
+    fn emit(&mut self, now: Time, seq: u64, len: u32, out: &mut Vec<TcpHeader>) {
+        out.push(TcpHeader { flags: FLAG_ACK, seq, len, ..Default::default() });
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        if let Some(rate) = self.cc.pacing_rate() {
+            let gap = (len + TCP_HEADER_BYTES) as u128 * SECOND as u128 / rate.max(1) as u128;
+            self.pace_at = self.pace_at.max(now) + gap as Time;
+        }
+        self.cc.on_packet_sent(now, len, self.in_flight());
+    }
+
+    fn retransmit(&mut self, now: Time, i: usize, out: &mut Vec<TcpHeader>) {
+        let (seq, len) = self.sb.on_retransmit(i, now);
+        self.stats.retransmissions += 1;
+        self.emit(now, seq, len, out);
+    }
+
+    /// Send whatever the windows, pacing and data allow (RFC 6675 §5 step (C) and NextSeg).
+    pub fn try_send(&mut self, now: Time, out: &mut Vec<TcpHeader>) {
+        if self.state != State::Established {
+            return;
+        }
+        let mss = self.cfg.mss as u64;
+        loop {
+            if self.cc.pacing_rate().is_some() && now < self.pace_at {
+                self.pacing_wait = Some(self.pace_at);
+                return;
+            }
+            self.pacing_wait = None;
+            if self.force_retransmit {
+                self.force_retransmit = false;
+                if let Some(i) = self.sb.next_lost() {
+                    self.retransmit(now, i, out);
+                    continue;
+                }
+            }
+            let pipe = self.in_flight();
+            if pipe + mss > self.cc.window() {
+                self.cwnd_limited = true;
+                return;
+            }
+            if let Some(i) = self.sb.next_lost() {
+                self.retransmit(now, i, out);
+                continue;
+            }
+            let avail = self.data_limit().saturating_sub(self.snd_nxt);
+            if avail > 0 {
+                let len = avail.min(mss);
+                let space = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_nxt);
+                let outstanding = self.snd_nxt - self.snd_una;
+                let len = if space >= len {
+                    len
+                } else if space > 0 && outstanding == 0 {
+                    space // a window smaller than a segment, nothing in flight: send what fits
+                } else {
+                    if space == 0 && outstanding == 0 && self.persist_at.is_none() {
+                        self.arm_persist(now);
+                    }
+                    self.cwnd_limited = false;
+                    return;
+                };
+                let seq = self.snd_nxt;
+                self.sb.push(seq, len as u32, now);
+                self.snd_nxt += len;
+                self.emit(now, seq, len as u32, out);
+                continue;
+            }
+            if self.phase == Phase::Recovery && self.cfg.sack {
+                if let Some(i) = self.sb.next_unsacked_below_high_sack() {
+                    self.retransmit(now, i, out);
+                    continue;
+                }
+            }
+            self.cwnd_limited = false;
+            return;
+        }
+    }
+
+    fn arm_persist(&mut self, now: Time) {
+        let t = self.rtt.rto().checked_shl(self.persist_backoff).unwrap_or(self.cfg.max_rto).min(self.cfg.max_rto);
+        self.persist_at = Some(now + t);
+    }
+
+    // ----- acknowledgments --------------------------------------------------------------
+
+    pub fn on_ack(&mut self, now: Time, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
+        match self.state {
+            State::Idle => return,
+            State::SynSent => {
+                if h.has(FLAG_SYN) {
+                    self.state = State::Established;
+                    self.stats.established_at = Some(now);
+                    if !self.syn_retransmitted {
+                        self.rtt.on_sample(now - self.syn_sent_at);
+                    }
+                    self.rto_at = None;
+                    self.snd_wnd = h.wnd;
+                    self.try_send(now, out);
+                }
+                return;
+            }
+            State::Established => {}
+        }
+        if h.has(FLAG_SYN) || h.ack < self.snd_una {
+            return; // duplicate SYN-ACK or a stale ACK
+        }
+        let mss = self.cfg.mss as u64;
+        let ack = h.ack.min(self.snd_nxt);
+        let outstanding_before = self.snd_nxt - self.snd_una;
+        let prior_in_flight = self.in_flight();
+        let advanced = ack > self.snd_una;
+        let window_changed = h.wnd != self.snd_wnd;
+        let mut d = Delivered::default();
+        let bytes_acked = ack.saturating_sub(self.snd_una);
+        if advanced {
+            self.sb.ack_to(ack, &mut d);
+            self.snd_una = ack;
+        }
+        if self.cfg.sack {
+            for blk in h.sack_blocks() {
+                self.sb.apply_sack(*blk, self.snd_una, self.snd_nxt, &mut d);
+            }
+        }
+        self.snd_wnd = h.wnd;
+        let rtt_sample = d.rtt_sent_at.map(|t| now - t);
+        if let Some(r) = rtt_sample {
+            self.rtt.on_sample(r);
+        }
+
+        // Duplicate ACK per RFC 5681 §2 (outstanding data, no payload, same ACK and window).
+        let is_dup = !advanced && outstanding_before > 0 && h.len == 0 && !window_changed;
+        if advanced {
+            self.dupacks = 0;
+        } else if is_dup {
+            self.dupacks += 1;
+        }
+        if let Some(t) = d.newest_sent_at {
+            self.rack_xmit_ts = self.rack_xmit_ts.max(t);
+            // RFC 8985 §6.2 reordering window: min_RTT / 4.
+            self.sb.detect_lost_retransmissions(self.rack_xmit_ts, self.rtt.min_rtt() / 4);
+        }
+        if self.cfg.sack {
+            self.sb.update_lost(self.cfg.mss);
+        } else if advanced {
+            // Linux tcp_remove_reno_sacks: all but one newly acked segment were counted already.
+            self.dup_sacked = self.dup_sacked.saturating_sub(d.bytes.saturating_sub(mss));
+        } else if is_dup {
+            self.dup_sacked = (self.dup_sacked + mss).min((self.snd_nxt - self.snd_una).saturating_sub(mss));
+        }
+        self.update_recovery(now, advanced);
+
+        let in_flight = self.in_flight();
+        let cwnd = self.cc.window();
+        let slow_start = cwnd < self.cc.ssthresh();
+        let cwnd_limited = self.cwnd_limited || prior_in_flight + mss > cwnd || (slow_start && cwnd < 2 * prior_in_flight);
+        self.cc.on_ack(&AckEvent {
+            now,
+            bytes_acked,
+            bytes_delivered: d.bytes,
+            rtt_sample,
+            srtt: self.rtt.srtt().unwrap_or(0),
+            min_rtt: self.rtt.min_rtt(),
+            prior_in_flight,
+            in_flight,
+            in_recovery: self.phase == Phase::Recovery,
+            cwnd_limited,
+            mss: self.cfg.mss,
+        });
+
+        // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, restart on new data.
+        if self.snd_una == self.snd_nxt {
+            self.rto_at = None;
+        } else if advanced {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        if self.snd_wnd > 0 {
+            self.persist_at = None;
+            self.persist_backoff = 0;
+        }
+        self.try_send(now, out);
+    }
+
+    fn update_recovery(&mut self, now: Time, advanced: bool) {
+        match self.phase {
+            Phase::Recovery | Phase::Loss if self.snd_una >= self.recovery_point => {
+                if self.phase == Phase::Recovery {
+                    self.cc.on_recovery_exit(now);
+                }
+                self.phase = Phase::Open;
+                self.dup_sacked = 0;
+            }
+            Phase::Recovery if advanced && !self.cfg.sack => {
+                if self.cc.exits_recovery_on_partial_ack() {
+                    // Classic Reno: any new ACK ends fast recovery (RFC 5681 §3.2 step 6).
+                    self.phase = Phase::Open;
+                    self.dup_sacked = 0;
+                    self.dupacks = 0;
+                    self.cc.on_recovery_exit(now);
+                } else {
+                    // NewReno partial ACK (RFC 6582 §3.2 step 5): retransmit the next hole now.
+                    self.sb.mark_first_lost();
+                    self.force_retransmit = true;
+                }
+            }
+            _ => {}
+        }
+        if self.phase != Phase::Open {
+            return;
+        }
+        let loss = if self.cfg.sack { self.sb.first_is_lost() } else { self.dupacks >= DUP_THRESH as u32 };
+        if loss {
+            self.phase = Phase::Recovery;
+            self.recovery_point = self.snd_nxt;
+            self.stats.fast_recoveries += 1;
+            self.cc.on_congestion_event(&LossEvent { now, flight_size: self.snd_nxt - self.snd_una, mss: self.cfg.mss });
+            if !self.cfg.sack {
+                self.sb.mark_first_lost();
+            }
+            self.force_retransmit = true;
+        }
+    }
+
+    // ----- timers -----------------------------------------------------------------------
+
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<TcpHeader>) {
+        if self.pacing_wait.is_some_and(|t| t <= now) {
+            self.pacing_wait = None;
+            self.try_send(now, out);
+        }
+        if self.persist_at.is_some_and(|t| t <= now) {
+            // Zero-window probe (RFC 9293 §3.8.6.1), sent Linux-style as an old sequence number.
+            out.push(TcpHeader { flags: FLAG_ACK | FLAG_PROBE, seq: self.snd_una.saturating_sub(1), ..Default::default() });
+            self.stats.probes_sent += 1;
+            self.persist_backoff = (self.persist_backoff + 1).min(16);
+            self.arm_persist(now);
+        }
+        if self.rto_at.is_some_and(|t| t <= now) {
+            self.on_rto(now, out);
+        }
+    }
+
+    fn on_rto(&mut self, now: Time, out: &mut Vec<TcpHeader>) {
+        self.rto_at = None;
+        if self.state == State::SynSent {
+            self.syn_retransmitted = true;
+            self.rtt.back_off();
+            self.send_syn(now, out);
+            return;
+        }
+        if self.snd_una == self.snd_nxt {
+            return;
+        }
+        self.stats.rto_count += 1;
+        self.cc.on_rto(&LossEvent { now, flight_size: self.snd_nxt - self.snd_una, mss: self.cfg.mss });
+        self.sb.mark_all_lost();
+        self.dup_sacked = 0;
+        self.dupacks = 0;
+        self.phase = Phase::Loss;
+        self.recovery_point = self.snd_nxt;
+        self.rtt.back_off();
+        self.pace_at = now;
+        self.try_send(now, out);
+        if self.rto_at.is_none() && self.snd_una != self.snd_nxt {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+}
