@@ -1,12 +1,22 @@
 //! Run a scenario file and print its summary JSON (a debugging aid; `mptlab run` is the tool).
-//! Usage: cargo run --release --example run_scenario -- scenarios/quickstart.toml [seed]
+//! Usage: cargo run --release --example run_scenario -- scenarios/quickstart.toml [key=value ...]
+//! (`seed=N` sets the seed; any other key=value is a scenario override like `mptlab run --set`).
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let path = args.get(1).expect("usage: run_scenario FILE [SEED]");
-    let seed = args.get(2).map(|s| s.parse().expect("seed must be an integer"));
+    let path = args.get(1).expect("usage: run_scenario FILE [key=value ...]");
+    let mut seed = None;
+    let mut overrides = Vec::new();
+    for kv in &args[2..] {
+        let (k, v) = kv.split_once('=').expect("arguments after the file are key=value");
+        if k == "seed" {
+            seed = Some(v.parse().expect("seed must be an integer"));
+        } else {
+            overrides.push((k.to_string(), v.to_string()));
+        }
+    }
     let text = std::fs::read_to_string(path).expect("readable scenario file");
-    let loaded = match mptlab_sim::scenario::load(&text, &[], seed) {
+    let loaded = match mptlab_sim::scenario::load(&text, &overrides, seed) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("error: {e}");

@@ -93,6 +93,9 @@ pub struct Link {
     /// ends.
     pub wire: [IntervalBins; 2],
     scratch: Vec<Queued>,
+    /// Serialisation times of the two most recent packet sizes (data and ACK sizes repeat), so
+    /// the 128-bit division runs only when a new size appears.
+    tx_cache: [(u32, Time); 2],
 }
 
 impl Link {
@@ -117,6 +120,7 @@ impl Link {
             stats: QueueStats::new(),
             wire: [IntervalBins::new(interval, duration), IntervalBins::new(interval, duration)],
             scratch: Vec::new(),
+            tx_cache: [(0, 0); 2],
         }
     }
 
@@ -155,11 +159,26 @@ impl Link {
     }
 
 
+    #[inline]
+    fn serialization(&mut self, size: u32) -> Time {
+        if self.tx_cache[0].0 == size {
+            return self.tx_cache[0].1;
+        }
+        if self.tx_cache[1].0 == size {
+            self.tx_cache.swap(0, 1);
+            return self.tx_cache[0].1;
+        }
+        let t = serialization_time(size as u64, self.rate_bps);
+        self.tx_cache[1] = self.tx_cache[0];
+        self.tx_cache[0] = (size, t);
+        t
+    }
+
     /// Put the packet on the wire starting at `tx_start`; returns when its transmission ends.
     /// The channel's loss decision is drawn now and applied when the packet would arrive.
     #[inline]
     fn transmit(&mut self, handle: Handle, size: u32, proto: Proto, tx_start: Time) -> Time {
-        let tx_end = tx_start + serialization_time(size as u64, self.rate_bps);
+        let tx_end = tx_start + self.serialization(size);
         self.busy_until = tx_end;
         self.counters.transmitted += 1;
         self.counters.transmitted_bytes += size as u64;

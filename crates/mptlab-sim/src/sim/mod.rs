@@ -110,11 +110,12 @@ impl Simulation {
 
     #[inline]
     fn forward(&mut self, now: Time, h: Handle) {
-        let p = *self.packets.get(h);
+        let p = self.packets.get(h);
+        let (size, proto) = (p.size, p.proto);
         match self.routes.hop(p.route, p.hop) {
             Some(l) => {
                 let link = &mut self.links[l as usize];
-                let r = link.enqueue(now, h, p.size, p.proto);
+                let r = link.enqueue(now, h, size, proto);
                 if r.dropped {
                     self.drop_packet(h);
                 }

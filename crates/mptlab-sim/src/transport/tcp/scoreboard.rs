@@ -71,6 +71,8 @@ pub struct Scoreboard {
     lost_marked_upto: u64,
     lost_top: u64,
     retx_scan: u64,
+    /// No segment below this sequence number carries RETRANS.
+    retrans_from: u64,
 }
 
 impl Scoreboard {
@@ -258,22 +260,27 @@ impl Scoreboard {
 
     /// RFC 8985 §6.2 applied to retransmissions: a retransmitted, un-SACKed segment whose
     /// retransmission left more than `reo_wnd` before the newest delivered segment was sent is
-    /// lost again; it becomes eligible for another retransmission.
+    /// lost again; it becomes eligible for another retransmission. Retransmissions leave in
+    /// sequence order, so the scan stops at the first one that is still within the window.
     pub fn detect_lost_retransmissions(&mut self, xmit_ts: Time, reo_wnd: Time) {
-        let mut seen = 0;
-        let mut i = 0;
-        while seen < self.retrans && i < self.segs.len() {
+        if self.retrans == 0 {
+            return;
+        }
+        for i in self.index_of(self.retrans_from)..self.segs.len() {
             let s = self.segs[i];
-            if s.has(RETRANS) {
-                seen += s.len as u64;
-                if s.sent_at + reo_wnd < xmit_ts {
-                    self.segs[i].flags &= !RETRANS;
-                    self.retrans -= s.len as u64;
-                    seen -= s.len as u64;
-                    self.retx_scan = self.retx_scan.min(s.seq);
-                }
+            if !s.has(RETRANS) {
+                continue;
             }
-            i += 1;
+            if s.sent_at + reo_wnd >= xmit_ts {
+                self.retrans_from = s.seq;
+                return;
+            }
+            self.segs[i].flags &= !RETRANS;
+            self.retrans -= s.len as u64;
+            self.retx_scan = self.retx_scan.min(s.seq);
+            if self.retrans == 0 {
+                return;
+            }
         }
     }
 
@@ -313,6 +320,10 @@ impl Scoreboard {
         debug_assert!(s.flags & RETRANS == 0);
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
+        if self.retrans == 0 {
+            self.retrans_from = s.seq;
+        }
+        self.retrans_from = self.retrans_from.min(s.seq);
         self.retrans += s.len as u64;
         (s.seq, s.len)
     }
