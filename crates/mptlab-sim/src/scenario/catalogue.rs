@@ -1,0 +1,106 @@
+//! `catalogue()`: the documented defaults and accepted values of the scenario format (sections
+//! and their keys, queue kinds, loss models, apps, protocols, TCP options, units, congestion
+//! controllers), as JSON for `mptlab list` and the docs. Built from the same tables and
+//! defaults the parser uses.
+
+use super::defaults as d;
+use super::parse::{LOSS_MODELS, QUEUE_KINDS};
+use super::parse_flow::{APP_KINDS, PROTOCOLS};
+use super::units::{Dur, Limit, Size, BDP_UNIT, PACKET_UNITS, RATE_UNITS, SIZE_UNITS, TIME_UNITS};
+use crate::cc::registry::CONGESTION_CONTROLLERS;
+use serde_json::{json, Value};
+
+fn kinds(table: &[(&str, &[&str])]) -> Value {
+    table
+        .iter()
+        .map(|(k, keys)| (k.to_string(), json!(keys)))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+fn units(table: &[(&str, u128)]) -> Value {
+    table
+        .iter()
+        .map(|(n, m)| (n.to_string(), json!(*m as u64)))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+pub fn catalogue() -> Value {
+    let tcp = d::tcp();
+    json!({
+        "sections": {
+            "run": { "duration": "required, time > 0", "seed": d::SEED },
+            "metrics": {
+                "interval": Dur::canonical(d::INTERVAL),
+                "trace_interval": Dur::canonical(d::TRACE_INTERVAL),
+                "jain_groups": "optional table: group name -> list of flow entry names",
+            },
+            "nodes": { "hosts": "list of names", "routers": "list of names" },
+            "groups.<name>": { "count": "required, integer >= 1", "link": "optional access link: to, rate, delay, queue, loss, reverse" },
+            "links.<name>": {
+                "between": "required, two node names",
+                "rate": "required, rate > 0",
+                "delay": "required, time >= 0",
+                "queue": { "kind": "droptail" , "limit": Limit::canonical(d::DROPTAIL_LIMIT) },
+                "loss": { "model": "none" },
+                "reverse": "optional overrides of rate, delay, queue, loss for the between[1] -> between[0] direction",
+            },
+            "flows.<name>": {
+                "from": "required, host or group",
+                "to": "required, host or group",
+                "count": d::FLOW_COUNT,
+                "protocol": d::PROTOCOL,
+                "cc": d::CC,
+                "app": d::APP,
+                "start": Dur::canonical(d::START),
+                "stop": "optional, time > start",
+                "path": "optional, list of node names from `from` to `to`",
+                "packet_size": Size::canonical(d::UDP_PACKET_SIZE),
+                "tcp": serde_json::to_value(&tcp).expect("tcp options serialise"),
+            },
+        },
+        "queues": {
+            "kinds": kinds(QUEUE_KINDS),
+            "droptail": { "limit": Limit::canonical(d::DROPTAIL_LIMIT) },
+            "codel": {
+                "limit": Limit::canonical(d::CODEL_LIMIT),
+                "target": Dur::canonical(d::CODEL_TARGET),
+                "interval": Dur::canonical(d::CODEL_INTERVAL),
+            },
+            "limit_units": { "packets": PACKET_UNITS, "bdp": BDP_UNIT, "size": units(SIZE_UNITS), "time": units(TIME_UNITS) },
+            "min_derived_limit_bytes": d::MIN_DERIVED_LIMIT,
+            "idle_bdp_rtt": Dur::canonical(d::IDLE_BDP_RTT),
+        },
+        "loss_models": {
+            "kinds": kinds(LOSS_MODELS),
+            "bernoulli": { "p": "required, in [0, 1)" },
+            "gilbert_elliott": {
+                "p_good_to_bad": "required, in [0, 1]",
+                "p_bad_to_good": "required, in [0, 1]",
+                "loss_good": d::GE_LOSS_GOOD,
+                "loss_bad": d::GE_LOSS_BAD,
+            },
+        },
+        "apps": {
+            "kinds": kinds(APP_KINDS),
+            "cbr": { "rate": "required", "write_size": { "tcp": Size::canonical(d::TCP_WRITE_SIZE), "udp": "packet_size - 28 (fixed)" } },
+            "poisson": { "rate": "required", "message_size": { "tcp": Size::canonical(d::TCP_WRITE_SIZE), "udp": "packet_size - 28" } },
+            "file": { "size": "required" },
+        },
+        "protocols": {
+            "names": PROTOCOLS,
+            "tcp": { "cc": d::CC, "header_bytes": d::TCP_HEADER, "options": serde_json::to_value(&tcp).expect("tcp options serialise") },
+            "udp": { "packet_size": Size::canonical(d::UDP_PACKET_SIZE), "header_bytes": d::UDP_HEADER },
+        },
+        "congestion_controllers": CONGESTION_CONTROLLERS.iter().map(|a| json!({
+            "name": a.name, "aliases": a.aliases, "summary": a.summary, "source": a.source,
+        })).collect::<Vec<_>>(),
+        "units": {
+            "rate": units(RATE_UNITS),
+            "time": units(TIME_UNITS),
+            "size": units(SIZE_UNITS),
+            "queue_limit": ["<n>p", "<n>pkt", "<x>bdp", "<size>", "<time>"],
+        },
+    })
+}

@@ -1,0 +1,82 @@
+//! Every default and fixed limit of the scenario format, in one place: the parser fills them in
+//! and `catalogue()` prints them, so the documentation cannot drift from the behaviour.
+
+use super::raw::{DelayedAck, Loss, Queue, TcpOpts};
+use super::units::{Dur, Limit, Size};
+use mptlab_engine::time::{MILLISECOND, SECOND};
+
+pub const SEED: u64 = 1;
+/// Throughput bin width.
+pub const INTERVAL: Dur = Dur(SECOND);
+/// cwnd / SRTT / queue sampling period.
+pub const TRACE_INTERVAL: Dur = Dur(100 * MILLISECOND);
+
+pub const DROPTAIL_LIMIT: Limit = Limit::Bdp(1.0);
+/// RFC 8289 §4.2 (target) and §4.3 (interval); the hard limit follows Linux `fq_codel`'s
+/// packet-count style, at the Linux `codel` qdisc default of 1000 packets.
+pub const CODEL_LIMIT: Limit = Limit::Packets(1000);
+pub const CODEL_TARGET: Dur = Dur(5 * MILLISECOND);
+pub const CODEL_INTERVAL: Dur = Dur(100 * MILLISECOND);
+
+pub const fn droptail() -> Queue {
+    Queue::DropTail {
+        limit: DROPTAIL_LIMIT,
+    }
+}
+pub const LOSS: Loss = Loss::None;
+/// Gilbert–Elliott: the good state is loss-free and the bad state loses everything (the
+/// classical Gilbert model) unless told otherwise.
+pub const GE_LOSS_GOOD: f64 = 0.0;
+pub const GE_LOSS_BAD: f64 = 1.0;
+
+pub const FLOW_COUNT: u64 = 1;
+pub const PROTOCOL: &str = "tcp";
+pub const CC: &str = "newreno";
+pub const APP: &str = "bulk";
+pub const START: Dur = Dur(0);
+/// UDP wire size per datagram.
+pub const UDP_PACKET_SIZE: Size = Size(1500);
+/// TCP write size of CBR and message size of Poisson apps: one full segment of a Linux
+/// connection with timestamps (1460 - 12), as iperf uses.
+pub const TCP_WRITE_SIZE: Size = Size(1448);
+
+/// IPv4 (20) + UDP (8) headers.
+pub const UDP_HEADER: u64 = 28;
+/// IPv4 (20) + TCP (20) headers.
+pub const TCP_HEADER: u64 = 40;
+/// Largest IPv4 packet.
+pub const MAX_PACKET: u64 = 65_535;
+
+/// Derived queue limits (BDP multiples, times) never go below one full 1500 B packet.
+pub const MIN_DERIVED_LIMIT: u64 = 1500;
+/// Round-trip time used for a link direction's BDP when no flow crosses it and its delay is 0.
+pub const IDLE_BDP_RTT: Dur = Dur(MILLISECOND);
+
+/// Sanity caps on expansion (members per group, flows per run).
+pub const MAX_GROUP_COUNT: i64 = 1_000_000;
+pub const MAX_FLOWS: u64 = 10_000_000;
+
+pub const fn tcp() -> TcpOpts {
+    TcpOpts {
+        mss: Size(1460),
+        handshake: true,
+        sack: true,
+        // RFC 6928.
+        initial_cwnd: 10,
+        // RFC 6298 §2.4 says 1 s; Linux uses 200 ms (TCP_RTO_MIN).
+        min_rto: Dur(200 * MILLISECOND),
+        // RFC 6298 §2.1.
+        initial_rto: Dur(SECOND),
+        // Linux TCP_RTO_MAX.
+        max_rto: Dur(120 * SECOND),
+        delayed_ack: DelayedAck {
+            enabled: true,
+            // RFC 5681 §4.2: an ACK for at least every second full-sized segment.
+            every: 2,
+            // Linux TCP_DELACK_MIN.
+            timeout: Dur(40 * MILLISECOND),
+        },
+        send_buffer: Size(4_000_000),
+        recv_buffer: Size(6_000_000),
+    }
+}

@@ -1,0 +1,109 @@
+//! Link directions of the run spec, with queue limits resolved: BDP multiples and times become
+//! bytes, using the rate of the direction and the round trips of the flows that cross it.
+
+use super::defaults as d;
+use super::errors::{fail, join, Result};
+use super::raw::{Loss, Queue};
+use super::topology::Topology;
+use super::units::Limit;
+use crate::spec::{FlowSpec, LinkSpec, LossSpec, QueueLimit, QueueSpec};
+use mptlab_engine::time::SECOND;
+
+/// Link directions with queue limits resolved. The BDP of a direction is its rate times the
+/// largest round-trip propagation delay of the flows crossing it (data or ACK direction), or
+/// twice its own delay (at least `IDLE_BDP_RTT`) when no flow crosses it.
+pub fn links(topo: &Topology, flows: &[FlowSpec]) -> Result<Vec<LinkSpec>> {
+    let mut rtt = vec![0u64; topo.dirs.len()];
+    let mut used = vec![false; topo.dirs.len()];
+    for f in flows {
+        let r: u64 = f
+            .fwd_route
+            .iter()
+            .chain(&f.rev_route)
+            .map(|&e| topo.dirs[e as usize].params.delay.0)
+            .sum();
+        for &e in f.fwd_route.iter().chain(&f.rev_route) {
+            rtt[e as usize] = rtt[e as usize].max(r);
+            used[e as usize] = true;
+        }
+    }
+    topo.dirs
+        .iter()
+        .enumerate()
+        .map(|(i, dir)| {
+            let p = &dir.params;
+            let r = if used[i] {
+                rtt[i]
+            } else {
+                match 2 * p.delay.0 {
+                    0 => d::IDLE_BDP_RTT.0,
+                    r => r,
+                }
+            };
+            let key = if dir.name.ends_with(".rev") {
+                join(&dir.origin, "reverse.queue.limit")
+            } else {
+                join(&dir.origin, "queue.limit")
+            };
+            let limit = |l: Limit| resolve_limit(&key, l, p.rate.0, r);
+            let queue = match p.queue {
+                Queue::DropTail { limit: l } => QueueSpec::DropTail { limit: limit(l)? },
+                Queue::CoDel {
+                    limit: l,
+                    target,
+                    interval,
+                } => QueueSpec::CoDel {
+                    limit: limit(l)?,
+                    target: target.0,
+                    interval: interval.0,
+                },
+            };
+            let loss = match p.loss {
+                Loss::None => LossSpec::None,
+                Loss::Bernoulli { p } => LossSpec::Bernoulli { p },
+                Loss::GilbertElliott {
+                    p_good_to_bad,
+                    p_bad_to_good,
+                    loss_good,
+                    loss_bad,
+                } => LossSpec::GilbertElliott {
+                    p_good_to_bad,
+                    p_bad_to_good,
+                    loss_good,
+                    loss_bad,
+                },
+            };
+            Ok(LinkSpec {
+                name: dir.name.clone(),
+                from: dir.from,
+                to: dir.to,
+                rate_bps: p.rate.0,
+                delay: p.delay.0,
+                queue,
+                loss,
+            })
+        })
+        .collect()
+}
+
+/// Bytes a direction of `rate_bps` sends in `t` ns.
+fn bytes_in(rate_bps: u64, t: u64) -> f64 {
+    rate_bps as f64 * t as f64 / (8.0 * SECOND as f64)
+}
+
+fn resolve_limit(key: &str, l: Limit, rate_bps: u64, rtt: u64) -> Result<QueueLimit> {
+    let derived = |bytes: f64| {
+        if bytes > u64::MAX as f64 / 2.0 {
+            return fail(key, "queue limit is too large");
+        }
+        Ok(QueueLimit::Bytes(
+            (bytes.round() as u64).max(d::MIN_DERIVED_LIMIT),
+        ))
+    };
+    match l {
+        Limit::Packets(n) => Ok(QueueLimit::Packets(n)),
+        Limit::Bytes(b) => Ok(QueueLimit::Bytes(b)),
+        Limit::Bdp(x) => derived(x * bytes_in(rate_bps, rtt)),
+        Limit::Time(t) => derived(bytes_in(rate_bps, t)),
+    }
+}

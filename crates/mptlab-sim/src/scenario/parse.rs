@@ -1,0 +1,212 @@
+//! TOML tree → `raw::Scenario`: the top-level sections, nodes, groups and links, with types,
+//! units and value ranges checked and defaults filled in. Flows are in `parse_flow.rs`. Names are
+//! not resolved here (that is `topology.rs`), so a link to an unknown node passes this stage.
+
+use super::defaults as d;
+use super::errors::{fail, index, Result};
+use super::parse_flow::flow;
+use super::raw::*;
+use super::reader::{self as r, check_name, kinded, named_tables, Tbl};
+use std::collections::BTreeMap;
+use toml::{Table, Value};
+
+const TOP: &[&str] = &["run", "metrics", "nodes", "groups", "links", "flows"];
+const RUN: &[&str] = &["duration", "seed"];
+const METRICS: &[&str] = &["interval", "trace_interval", "jain_groups"];
+const NODES: &[&str] = &["hosts", "routers"];
+const GROUP: &[&str] = &["count", "link"];
+const LINK: &[&str] = &["between", "rate", "delay", "queue", "loss", "reverse"];
+const ACCESS_LINK: &[&str] = &["to", "rate", "delay", "queue", "loss", "reverse"];
+const REVERSE: &[&str] = &["rate", "delay", "queue", "loss"];
+
+/// Queue kinds with their keys besides `kind`.
+pub const QUEUE_KINDS: &[(&str, &[&str])] = &[
+    ("droptail", &["limit"]),
+    ("codel", &["limit", "target", "interval"]),
+];
+/// Loss models with their keys besides `model`.
+pub const LOSS_MODELS: &[(&str, &[&str])] = &[
+    ("none", &[]),
+    ("bernoulli", &["p"]),
+    (
+        "gilbert_elliott",
+        &["p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad"],
+    ),
+];
+
+pub fn scenario(root: &Table) -> Result<Scenario> {
+    let t = Tbl::of("", root, TOP)?;
+    let run = t.must("run", run)?;
+    let metrics = t.opt("metrics", metrics)?.unwrap_or_else(|| Metrics {
+        interval: d::INTERVAL,
+        trace_interval: d::TRACE_INTERVAL,
+        jain_groups: BTreeMap::new(),
+    });
+    let nodes = t.opt("nodes", nodes)?.unwrap_or(Nodes {
+        hosts: vec![],
+        routers: vec![],
+    });
+    let groups = t.or("groups", BTreeMap::new(), |k, v| each(k, v, group))?;
+    let links = t.or("links", BTreeMap::new(), |k, v| each(k, v, link))?;
+    let flows = t.must("flows", |k, v| each(k, v, flow))?;
+    if flows.is_empty() {
+        return fail(
+            "flows",
+            "at least one flow entry is required, e.g. [flows.bulk]",
+        );
+    }
+    Ok(Scenario {
+        run,
+        metrics,
+        nodes,
+        groups,
+        links,
+        flows,
+    })
+}
+
+/// Parse every `[section.name]` sub-table with `f(key, value)`.
+fn each<T>(key: &str, v: &Value, f: fn(&str, &Value) -> Result<T>) -> Result<BTreeMap<String, T>> {
+    named_tables(key, v)?
+        .into_iter()
+        .map(|(name, v)| Ok((name.to_string(), f(&format!("{key}.{name}"), v)?)))
+        .collect()
+}
+
+fn run(key: &str, v: &Value) -> Result<Run> {
+    let t = Tbl::new(key, v, RUN)?;
+    Ok(Run {
+        duration: t.must("duration", r::time_pos)?,
+        seed: t.or("seed", d::SEED, |k, v| {
+            r::int(k, v, 0, i64::MAX).map(|s| s as u64)
+        })?,
+    })
+}
+
+fn metrics(key: &str, v: &Value) -> Result<Metrics> {
+    let t = Tbl::new(key, v, METRICS)?;
+    Ok(Metrics {
+        interval: t.or("interval", d::INTERVAL, r::time_pos)?,
+        trace_interval: t.or("trace_interval", d::TRACE_INTERVAL, r::time_pos)?,
+        jain_groups: t.or("jain_groups", BTreeMap::new(), jain_groups)?,
+    })
+}
+
+fn jain_groups(key: &str, v: &Value) -> Result<BTreeMap<String, Vec<String>>> {
+    let mut out = BTreeMap::new();
+    for (name, members) in named_tables(key, v)? {
+        let k = format!("{key}.{name}");
+        let list = r::strings(&k, members)?;
+        if list.is_empty() {
+            return fail(k, "a Jain group needs at least one flow entry");
+        }
+        out.insert(
+            name.to_string(),
+            list.into_iter().map(String::from).collect(),
+        );
+    }
+    Ok(out)
+}
+
+fn nodes(key: &str, v: &Value) -> Result<Nodes> {
+    let t = Tbl::new(key, v, NODES)?;
+    let names = |k: &str, v: &Value| -> Result<Vec<String>> {
+        let list = r::strings(k, v)?;
+        for (i, n) in list.iter().enumerate() {
+            check_name(&index(k, i), n)?;
+        }
+        Ok(list.into_iter().map(String::from).collect())
+    };
+    Ok(Nodes {
+        hosts: t.or("hosts", vec![], names)?,
+        routers: t.or("routers", vec![], names)?,
+    })
+}
+
+fn group(key: &str, v: &Value) -> Result<Group> {
+    let t = Tbl::new(key, v, GROUP)?;
+    Ok(Group {
+        count: t.must("count", |k, v| r::int(k, v, 1, d::MAX_GROUP_COUNT))? as u64,
+        link: t.opt("link", |k, v| {
+            let t = Tbl::new(k, v, ACCESS_LINK)?;
+            let to = t.must("to", r::name)?.to_string();
+            let (fwd, reverse) = duplex(&t)?;
+            Ok(AccessLink { to, fwd, reverse })
+        })?,
+    })
+}
+
+fn link(key: &str, v: &Value) -> Result<Link> {
+    let t = Tbl::new(key, v, LINK)?;
+    let between = t.must("between", |k, v| {
+        let list = r::strings(k, v)?;
+        match list[..] {
+            [a, b] => Ok([a.to_string(), b.to_string()]),
+            _ => fail(
+                k,
+                format!("expected exactly 2 node names, got {}", list.len()),
+            ),
+        }
+    })?;
+    let (fwd, reverse) = duplex(&t)?;
+    Ok(Link {
+        between,
+        fwd,
+        reverse,
+    })
+}
+
+/// The forward direction from `t` and the reverse one from `t.reverse` (each key defaults to the
+/// forward value).
+fn duplex(t: &Tbl) -> Result<(Direction, Direction)> {
+    let fwd = Direction {
+        rate: t.must("rate", r::rate)?,
+        delay: t.must("delay", r::time)?,
+        queue: t.or("queue", d::droptail(), queue)?,
+        loss: t.or("loss", d::LOSS, loss)?,
+    };
+    let reverse = match t.get("reverse") {
+        None => fwd.clone(),
+        Some(v) => {
+            let rt = Tbl::new(&t.key("reverse"), v, REVERSE)?;
+            Direction {
+                rate: rt.or("rate", fwd.rate, r::rate)?,
+                delay: rt.or("delay", fwd.delay, r::time)?,
+                queue: rt.or("queue", fwd.queue.clone(), queue)?,
+                loss: rt.or("loss", fwd.loss.clone(), loss)?,
+            }
+        }
+    };
+    Ok((fwd, reverse))
+}
+
+fn queue(key: &str, v: &Value) -> Result<Queue> {
+    let (kind, t) = kinded(key, v, "kind", Some("droptail"), QUEUE_KINDS)?;
+    Ok(match kind {
+        "droptail" => Queue::DropTail {
+            limit: t.or("limit", d::DROPTAIL_LIMIT, r::limit)?,
+        },
+        _ => Queue::CoDel {
+            limit: t.or("limit", d::CODEL_LIMIT, r::limit)?,
+            target: t.or("target", d::CODEL_TARGET, r::time_pos)?,
+            interval: t.or("interval", d::CODEL_INTERVAL, r::time_pos)?,
+        },
+    })
+}
+
+fn loss(key: &str, v: &Value) -> Result<Loss> {
+    let (model, t) = kinded(key, v, "model", None, LOSS_MODELS)?;
+    let p = |k: &str, v: &Value| r::probability(k, v, false);
+    Ok(match model {
+        "none" => Loss::None,
+        "bernoulli" => Loss::Bernoulli {
+            p: t.must("p", |k, v| r::probability(k, v, true))?,
+        },
+        _ => Loss::GilbertElliott {
+            p_good_to_bad: t.must("p_good_to_bad", p)?,
+            p_bad_to_good: t.must("p_bad_to_good", p)?,
+            loss_good: t.or("loss_good", d::GE_LOSS_GOOD, p)?,
+            loss_bad: t.or("loss_bad", d::GE_LOSS_BAD, p)?,
+        },
+    })
+}

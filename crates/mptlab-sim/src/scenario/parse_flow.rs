@@ -1,0 +1,259 @@
+//! `[flows.<name>]` entries → `raw::Flow`: endpoints, count, protocol and its options (congestion
+//! controller, TCP options, UDP packet size), application and timing. Checks that depend only on
+//! the entry itself happen here (protocol-specific keys, stop after start, sizes that fit a
+//! packet); endpoints and routes are resolved later.
+
+use super::defaults as d;
+use super::errors::{fail, Result, ScenarioError};
+use super::raw::{App, DelayedAck, Flow, TcpOpts, Transport};
+use super::reader::{self as r, kinded, Tbl};
+use super::units::Size;
+use crate::cc::registry::{self, CONGESTION_CONTROLLERS};
+use toml::Value;
+
+const FLOW: &[&str] = &[
+    "from",
+    "to",
+    "count",
+    "protocol",
+    "cc",
+    "app",
+    "start",
+    "stop",
+    "path",
+    "packet_size",
+    "tcp",
+];
+pub const PROTOCOLS: &[&str] = &["tcp", "udp"];
+const TCP: &[&str] = &[
+    "mss",
+    "handshake",
+    "sack",
+    "initial_cwnd",
+    "min_rto",
+    "initial_rto",
+    "max_rto",
+    "delayed_ack",
+    "send_buffer",
+    "recv_buffer",
+];
+const DELAYED_ACK: &[&str] = &["enabled", "every", "timeout"];
+/// Application kinds with their keys besides `kind`.
+pub const APP_KINDS: &[(&str, &[&str])] = &[
+    ("bulk", &[]),
+    ("cbr", &["rate", "write_size"]),
+    ("poisson", &["rate", "message_size"]),
+    ("file", &["size"]),
+];
+
+pub fn flow(key: &str, v: &Value) -> Result<Flow> {
+    let t = Tbl::new(key, v, FLOW)?;
+    let from = t.must("from", r::name)?.to_string();
+    let to = t.must("to", r::name)?.to_string();
+    let count = t.or("count", d::FLOW_COUNT as i64, |k, v| {
+        r::int(k, v, 1, d::MAX_FLOWS as i64)
+    })? as u64;
+    let protocol = t.or("protocol", d::PROTOCOL, |k, v| {
+        let p = r::string(k, v)?;
+        PROTOCOLS.iter().find(|x| **x == p).copied().ok_or_else(|| {
+            ScenarioError::new(k, format!("unknown protocol `{p}`")).with_choices(PROTOCOLS)
+        })
+    })?;
+    let transport = if protocol == "tcp" {
+        tcp_transport(&t)?
+    } else {
+        udp_transport(&t)?
+    };
+    let app = t.or("app", App::Bulk, |k, v| app(k, v, &transport))?;
+    let start = t.or("start", d::START, r::time)?;
+    let stop = t.opt("stop", r::time)?;
+    if let Some(stop) = stop {
+        if stop.0 <= start.0 {
+            return fail(
+                t.key("stop"),
+                format!(
+                    "stop ({}) must be after start ({})",
+                    stop.canonical(),
+                    start.canonical()
+                ),
+            );
+        }
+    }
+    let path = t.opt("path", |k, v| {
+        let list = r::strings(k, v)?;
+        if list.len() < 2 {
+            return fail(k, "a path needs at least two nodes (from and to)");
+        }
+        Ok(list.into_iter().map(String::from).collect())
+    })?;
+    Ok(Flow {
+        from,
+        to,
+        count,
+        transport,
+        app,
+        start,
+        stop,
+        path,
+    })
+}
+
+fn tcp_transport(t: &Tbl) -> Result<Transport> {
+    if t.has("packet_size") {
+        return fail(
+            t.key("packet_size"),
+            "only for udp flows; tcp flows set tcp.mss",
+        );
+    }
+    let cc = t.or("cc", d::CC, |k, v| {
+        let name = r::string(k, v)?;
+        registry::resolve(CONGESTION_CONTROLLERS, name).ok_or_else(|| {
+            ScenarioError::new(k, format!("unknown congestion controller `{name}`"))
+                .with_choices(registry::names(CONGESTION_CONTROLLERS))
+        })
+    })?;
+    let tcp = t.or("tcp", d::tcp(), tcp_opts)?;
+    Ok(Transport::Tcp {
+        cc: cc.to_string(),
+        tcp,
+    })
+}
+
+fn udp_transport(t: &Tbl) -> Result<Transport> {
+    for k in ["cc", "tcp"] {
+        if t.has(k) {
+            return fail(
+                t.key(k),
+                "only for tcp flows (this flow has protocol = \"udp\")",
+            );
+        }
+    }
+    let packet_size = t.or("packet_size", d::UDP_PACKET_SIZE, |k, v| {
+        let s = r::size(k, v)?;
+        if s.0 <= d::UDP_HEADER || s.0 > d::MAX_PACKET {
+            return fail(
+                k,
+                format!(
+                    "packet size must be in [{}, {}] bytes (28 B of IPv4 + UDP headers and at least 1 B of payload), got {}",
+                    d::UDP_HEADER + 1,
+                    d::MAX_PACKET,
+                    s.0
+                ),
+            );
+        }
+        Ok(s)
+    })?;
+    Ok(Transport::Udp { packet_size })
+}
+
+fn tcp_opts(key: &str, v: &Value) -> Result<TcpOpts> {
+    let t = Tbl::new(key, v, TCP)?;
+    let def = d::tcp();
+    let mss = t.or("mss", def.mss, |k, v| {
+        let s = r::size(k, v)?;
+        if s.0 > d::MAX_PACKET - d::TCP_HEADER {
+            return fail(
+                k,
+                format!(
+                    "mss must be at most {} bytes",
+                    d::MAX_PACKET - d::TCP_HEADER
+                ),
+            );
+        }
+        Ok(s)
+    })?;
+    let buffer = |k: &str, v: &Value| {
+        let s = r::size(k, v)?;
+        if s.0 < mss.0 {
+            return fail(
+                k,
+                format!("buffer must hold at least one segment (mss = {} B)", mss.0),
+            );
+        }
+        Ok(s)
+    };
+    let opts = TcpOpts {
+        mss,
+        handshake: t.or("handshake", def.handshake, r::boolean)?,
+        sack: t.or("sack", def.sack, r::boolean)?,
+        initial_cwnd: t.or("initial_cwnd", def.initial_cwnd, |k, v| {
+            r::int(k, v, 1, 1_000_000).map(|n| n as u32)
+        })?,
+        min_rto: t.or("min_rto", def.min_rto, r::time_pos)?,
+        initial_rto: t.or("initial_rto", def.initial_rto, r::time_pos)?,
+        max_rto: t.or("max_rto", def.max_rto, r::time_pos)?,
+        delayed_ack: t.or("delayed_ack", def.delayed_ack, delayed_ack)?,
+        send_buffer: t.or("send_buffer", def.send_buffer, buffer)?,
+        recv_buffer: t.or("recv_buffer", def.recv_buffer, buffer)?,
+    };
+    for (k, v) in [("min_rto", opts.min_rto), ("initial_rto", opts.initial_rto)] {
+        if v.0 > opts.max_rto.0 {
+            return fail(
+                t.key(if t.has(k) { k } else { "max_rto" }),
+                format!(
+                    "{k} ({}) must not exceed max_rto ({})",
+                    v.canonical(),
+                    opts.max_rto.canonical()
+                ),
+            );
+        }
+    }
+    Ok(opts)
+}
+
+fn delayed_ack(key: &str, v: &Value) -> Result<DelayedAck> {
+    let t = Tbl::new(key, v, DELAYED_ACK)?;
+    let def = d::tcp().delayed_ack;
+    Ok(DelayedAck {
+        enabled: t.or("enabled", def.enabled, r::boolean)?,
+        every: t.or("every", def.every, |k, v| {
+            r::int(k, v, 1, 1_000_000).map(|n| n as u32)
+        })?,
+        timeout: t.or("timeout", def.timeout, r::time_pos)?,
+    })
+}
+
+/// A byte count carried in a u32 field of the run spec.
+fn u32_size(k: &str, v: &Value) -> Result<Size> {
+    let s = r::size(k, v)?;
+    if s.0 > u32::MAX as u64 {
+        return fail(k, format!("must be at most {} bytes", u32::MAX));
+    }
+    Ok(s)
+}
+
+fn app(key: &str, v: &Value, transport: &Transport) -> Result<App> {
+    let (kind, t) = kinded(key, v, "kind", Some(d::APP), APP_KINDS)?;
+    let udp = matches!(transport, Transport::Udp { .. });
+    // UDP apps write one datagram at a time: the default write/message is its payload.
+    let default_write = match transport {
+        Transport::Udp { packet_size } => Size(packet_size.0 - d::UDP_HEADER),
+        Transport::Tcp { .. } => d::TCP_WRITE_SIZE,
+    };
+    Ok(match kind {
+        "bulk" => App::Bulk,
+        "cbr" => {
+            if udp && t.has("write_size") {
+                return fail(
+                    t.key("write_size"),
+                    "not used for udp flows: each write is one datagram of packet_size - 28 bytes",
+                );
+            }
+            App::Cbr {
+                rate: t.must("rate", r::rate)?,
+                write_size: if udp {
+                    None
+                } else {
+                    Some(t.or("write_size", default_write, u32_size)?)
+                },
+            }
+        }
+        "poisson" => App::Poisson {
+            rate: t.must("rate", r::rate)?,
+            message_size: t.or("message_size", default_write, u32_size)?,
+        },
+        _ => App::File {
+            size: t.must("size", r::size)?,
+        },
+    })
+}

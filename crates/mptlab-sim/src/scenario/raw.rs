@@ -1,0 +1,161 @@
+//! The scenario as written, after parsing and with every default filled in, before names are
+//! resolved to ids. Serialising it gives the canonical scenario (`Loaded::canonical`): maps are
+//! `BTreeMap`s and units print in one canonical spelling, so equal scenarios give equal JSON.
+
+use super::units::{Dur, Limit, Rate, Size};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Scenario {
+    pub run: Run,
+    pub metrics: Metrics,
+    pub nodes: Nodes,
+    pub groups: BTreeMap<String, Group>,
+    pub links: BTreeMap<String, Link>,
+    pub flows: BTreeMap<String, Flow>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Run {
+    pub duration: Dur,
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Metrics {
+    pub interval: Dur,
+    pub trace_interval: Dur,
+    /// Extra Jain groupings: name → flow entry names.
+    pub jain_groups: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Nodes {
+    pub hosts: Vec<String>,
+    pub routers: Vec<String>,
+}
+
+/// `count` hosts `<name>#0..<name>#{count-1}`, each with an optional access link.
+#[derive(Clone, Debug, Serialize)]
+pub struct Group {
+    pub count: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<AccessLink>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AccessLink {
+    pub to: String,
+    #[serde(flatten)]
+    pub fwd: Direction,
+    pub reverse: Direction,
+}
+
+/// A duplex link: `fwd` is between[0] → between[1], `reverse` the other way.
+#[derive(Clone, Debug, Serialize)]
+pub struct Link {
+    pub between: [String; 2],
+    #[serde(flatten)]
+    pub fwd: Direction,
+    pub reverse: Direction,
+}
+
+/// The parameters of one link direction.
+#[derive(Clone, Debug, Serialize)]
+pub struct Direction {
+    pub rate: Rate,
+    pub delay: Dur,
+    pub queue: Queue,
+    pub loss: Loss,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Queue {
+    DropTail {
+        limit: Limit,
+    },
+    CoDel {
+        limit: Limit,
+        target: Dur,
+        interval: Dur,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "model", rename_all = "snake_case")]
+pub enum Loss {
+    None,
+    Bernoulli {
+        p: f64,
+    },
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Flow {
+    pub from: String,
+    pub to: String,
+    pub count: u64,
+    #[serde(flatten)]
+    pub transport: Transport,
+    pub app: App,
+    pub start: Dur,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Dur>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "protocol", rename_all = "lowercase")]
+pub enum Transport {
+    Tcp { cc: String, tcp: TcpOpts },
+    Udp { packet_size: Size },
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum App {
+    Bulk,
+    /// `write_size` is `None` for UDP, where each write is one datagram.
+    Cbr {
+        rate: Rate,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        write_size: Option<Size>,
+    },
+    Poisson {
+        rate: Rate,
+        message_size: Size,
+    },
+    File {
+        size: Size,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TcpOpts {
+    pub mss: Size,
+    pub handshake: bool,
+    pub sack: bool,
+    pub initial_cwnd: u32,
+    pub min_rto: Dur,
+    pub initial_rto: Dur,
+    pub max_rto: Dur,
+    pub delayed_ack: DelayedAck,
+    pub send_buffer: Size,
+    pub recv_buffer: Size,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DelayedAck {
+    pub enabled: bool,
+    pub every: u32,
+    pub timeout: Dur,
+}

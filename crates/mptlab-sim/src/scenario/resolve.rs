@@ -1,0 +1,258 @@
+//! `raw::Scenario` → `RunSpec`: expands flow entries over groups and counts, routes every flow,
+//! converts transports and apps, and builds the Jain groups. Queue limits: `limits.rs`.
+
+use super::defaults as d;
+use super::errors::{fail, index, join, Result, ScenarioError};
+use super::limits;
+use super::raw::{self, App, Scenario, Transport};
+use super::routes::{self, Router};
+use super::topology::Topology;
+use crate::spec::*;
+
+pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
+    let topo = Topology::build(s)?;
+    let flows = flows(s, &topo)?;
+    let links = limits::links(&topo, &flows)?;
+    let jain_groups = jain_groups(s, &flows)?;
+    Ok(RunSpec {
+        seed: s.run.seed,
+        duration: s.run.duration.0,
+        nodes: topo.nodes,
+        links,
+        flows,
+        metrics: MetricsSpec {
+            interval: s.metrics.interval.0,
+            trace_interval: s.metrics.trace_interval.0,
+        },
+        jain_groups,
+    })
+}
+
+/// The nodes a flow endpoint stands for: one host, or every member of a host group.
+fn endpoint(topo: &Topology, key: &str, name: &str) -> Result<Vec<NodeId>> {
+    if let Some(&(first, count)) = topo.groups.get(name) {
+        return Ok((first..first + count as NodeId).collect());
+    }
+    match topo.by_name.get(name) {
+        Some(&id) if topo.is_host(id) => Ok(vec![id]),
+        Some(_) => Err(ScenarioError::new(
+            key,
+            format!("`{name}` is a router; flows run between hosts (routers only forward)"),
+        )
+        .with_choices(topo.endpoint_names())),
+        None => Err(
+            ScenarioError::new(key, format!("unknown host or group `{name}`"))
+                .with_choices(topo.endpoint_names()),
+        ),
+    }
+}
+
+/// (src, dst) pairs of a flow entry: one side may be a single node; two groups pair member i
+/// with member i.
+fn pairs(topo: &Topology, key: &str, f: &raw::Flow) -> Result<Vec<(NodeId, NodeId)>> {
+    let from = endpoint(topo, &join(key, "from"), &f.from)?;
+    let to = endpoint(topo, &join(key, "to"), &f.to)?;
+    let pairs: Vec<_> = match (from.len(), to.len()) {
+        (1, _) => to.iter().map(|&t| (from[0], t)).collect(),
+        (_, 1) => from.iter().map(|&s| (s, to[0])).collect(),
+        (n, m) if n == m => from.into_iter().zip(to).collect(),
+        (n, m) => {
+            return fail(
+                join(key, "to"),
+                format!("`from` has {n} members and `to` has {m}: two groups are paired member by member and need equal counts"),
+            )
+        }
+    };
+    if let Some(&(s, _)) = pairs.iter().find(|(s, t)| s == t) {
+        return fail(
+            join(key, "to"),
+            format!("a flow from `{}` to itself", topo.name(s)),
+        );
+    }
+    Ok(pairs)
+}
+
+fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
+    let mut entries = Vec::with_capacity(s.flows.len());
+    let mut total: u64 = 0;
+    for (name, f) in &s.flows {
+        let key = join("flows", name);
+        let p = pairs(topo, &key, f)?;
+        total = total.saturating_add((p.len() as u64).saturating_mul(f.count));
+        if total > d::MAX_FLOWS {
+            return fail(
+                join(&key, "count"),
+                format!("more than {} flows in total", d::MAX_FLOWS),
+            );
+        }
+        if f.start.0 >= s.run.duration.0 {
+            return fail(
+                join(&key, "start"),
+                format!(
+                    "start ({}) must be before the end of the run (run.duration = {})",
+                    f.start.canonical(),
+                    s.run.duration.canonical()
+                ),
+            );
+        }
+        entries.push((name, key, f, p));
+    }
+    let mut router = Router::new(
+        topo,
+        entries
+            .iter()
+            .filter(|e| e.2.path.is_none())
+            .flat_map(|e| e.3.iter().copied()),
+    );
+    let mut out = Vec::with_capacity(total as usize);
+    for (name, key, f, pairs) in entries {
+        if let Some(path) = &f.path {
+            check_path_ends(&join(&key, "path"), path, f)?;
+        }
+        let many = pairs.len() as u64 * f.count > 1;
+        let mut n = 0u64;
+        for (src, dst) in pairs {
+            let fwd = match &f.path {
+                Some(path) => routes::explicit(topo, &join(&key, "path"), path, src, dst)?,
+                None => router.route(src, dst).ok_or_else(|| {
+                    ScenarioError::new(
+                        join(&key, "to"),
+                        format!(
+                            "no route from `{}` to `{}` (hosts do not forward; only routers do)",
+                            topo.name(src),
+                            topo.name(dst)
+                        ),
+                    )
+                })?,
+            };
+            let rev = routes::reverse(&fwd);
+            for _ in 0..f.count {
+                let fname = if many {
+                    format!("{name}#{n}")
+                } else {
+                    name.clone()
+                };
+                n += 1;
+                out.push(FlowSpec {
+                    name: fname,
+                    group: name.clone(),
+                    src,
+                    dst,
+                    fwd_route: fwd.clone(),
+                    rev_route: rev.clone(),
+                    transport: transport(&f.transport),
+                    app: app(&f.app, &f.transport),
+                    start: f.start.0,
+                    stop: f.stop.map(|t| t.0),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn check_path_ends(key: &str, path: &[String], f: &raw::Flow) -> Result<()> {
+    if path[0] != f.from {
+        return fail(
+            index(key, 0),
+            format!(
+                "path must start at `from` (`{}`), got `{}`",
+                f.from, path[0]
+            ),
+        );
+    }
+    let last = path.len() - 1;
+    if path[last] != f.to {
+        return fail(
+            index(key, last),
+            format!("path must end at `to` (`{}`), got `{}`", f.to, path[last]),
+        );
+    }
+    Ok(())
+}
+
+fn transport(t: &Transport) -> TransportSpec {
+    match t {
+        Transport::Tcp { cc, tcp } => TransportSpec::Tcp(TcpSpec {
+            cc: cc.clone(),
+            mss: tcp.mss.0 as u32,
+            handshake: tcp.handshake,
+            sack: tcp.sack,
+            initial_cwnd_segments: tcp.initial_cwnd,
+            min_rto: tcp.min_rto.0,
+            initial_rto: tcp.initial_rto.0,
+            max_rto: tcp.max_rto.0,
+            delayed_ack: DelayedAckSpec {
+                enabled: tcp.delayed_ack.enabled,
+                every: tcp.delayed_ack.every,
+                timeout: tcp.delayed_ack.timeout.0,
+            },
+            send_buffer: tcp.send_buffer.0,
+            recv_buffer: tcp.recv_buffer.0,
+        }),
+        Transport::Udp { packet_size } => TransportSpec::Udp(UdpSpec {
+            payload: (packet_size.0 - d::UDP_HEADER) as u32,
+        }),
+    }
+}
+
+fn app(a: &App, t: &Transport) -> AppSpec {
+    match a {
+        App::Bulk => AppSpec::Bulk,
+        App::Cbr { rate, write_size } => {
+            let write_size = match (write_size, t) {
+                (Some(w), _) => w.0,
+                (None, Transport::Udp { packet_size }) => packet_size.0 - d::UDP_HEADER,
+                (None, Transport::Tcp { .. }) => d::TCP_WRITE_SIZE.0,
+            };
+            AppSpec::Cbr {
+                rate_bps: rate.0,
+                write_size: write_size as u32,
+            }
+        }
+        App::Poisson { rate, message_size } => AppSpec::Poisson {
+            rate_bps: rate.0,
+            message_size: message_size.0 as u32,
+        },
+        App::File { size } => AppSpec::File { size: size.0 },
+    }
+}
+
+/// One group per flow entry (in entry-name order), then the scenario's extra groups (in name
+/// order), each the union of the named entries' flows.
+fn jain_groups(s: &Scenario, flows: &[FlowSpec]) -> Result<Vec<(String, Vec<FlowId>)>> {
+    let members = |entry: &str| -> Vec<FlowId> {
+        flows
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.group == entry)
+            .map(|(i, _)| i as FlowId)
+            .collect()
+    };
+    let mut out: Vec<(String, Vec<FlowId>)> =
+        s.flows.keys().map(|n| (n.clone(), members(n))).collect();
+    for (gname, entries) in &s.metrics.jain_groups {
+        let key = format!("metrics.jain_groups.{gname}");
+        if s.flows.contains_key(gname) {
+            return fail(
+                key,
+                format!("`{gname}` is already a flow entry, which is a Jain group by itself"),
+            );
+        }
+        let mut ids = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            if !s.flows.contains_key(e) {
+                return Err(ScenarioError::new(
+                    index(&key, i),
+                    format!("unknown flow entry `{e}`"),
+                )
+                .with_choices(s.flows.keys()));
+            }
+            ids.extend(members(e));
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        out.push((gname.clone(), ids));
+    }
+    Ok(out)
+}

@@ -1,0 +1,565 @@
+//! Invalid scenarios: each names the exact key, a word of the reason and, where the valid values
+//! form a finite set, the choices.
+
+use super::{assert_err, err_with, BASE};
+
+/// `BASE` with overrides must fail at `key` with `word` in the reason.
+#[track_caller]
+fn bad(overrides: &[(&str, &str)], key: &str, word: &str) -> super::ScenarioError {
+    let e = err_with(BASE, overrides);
+    assert_err(&e, key, word);
+    e
+}
+
+#[test]
+fn unknown_top_level_key_lists_the_sections() {
+    let e = err_with(&format!("{BASE}\n[bogus]\nx = 1\n"), &[]);
+    assert_err(&e, "bogus", "unknown key");
+    assert_eq!(
+        e.choices,
+        ["flows", "groups", "links", "metrics", "nodes", "run"]
+    );
+}
+
+#[test]
+fn unknown_nested_key_lists_the_keys_of_its_table() {
+    let e = bad(
+        &[("links.bottleneck.rat", "\"1Mbps\"")],
+        "links.bottleneck.rat",
+        "unknown key",
+    );
+    assert!(e.choices.contains(&"rate".to_string()));
+    bad(
+        &[("flows.bulk.tcp.delayed_ack.evry", "3")],
+        "flows.bulk.tcp.delayed_ack.evry",
+        "unknown key",
+    );
+}
+
+#[test]
+fn override_of_unknown_key_is_rejected() {
+    let e = bad(
+        &[("flows.bulk.ccc", "cubic")],
+        "flows.bulk.ccc",
+        "unknown key",
+    );
+    assert!(e.choices.contains(&"cc".to_string()));
+    bad(&[("run.duration.x", "1")], "run.duration.x", "not a table");
+    bad(&[("flows..cc", "reno")], "flows..cc", "dotted");
+}
+
+#[test]
+fn bad_rate_unit_lists_rate_units() {
+    let e = bad(
+        &[("links.bottleneck.rate", "100Mbit")],
+        "links.bottleneck.rate",
+        "unit",
+    );
+    assert!(e.choices.contains(&"Mbps".to_string()));
+}
+
+#[test]
+fn rate_without_unit_string_is_rejected() {
+    bad(
+        &[("links.bottleneck.rate", "100")],
+        "links.bottleneck.rate",
+        "unit",
+    );
+    bad(
+        &[("links.bottleneck.rate", "\"100\"")],
+        "links.bottleneck.rate",
+        "missing a unit",
+    );
+}
+
+#[test]
+fn zero_and_negative_rates_are_rejected() {
+    bad(
+        &[("links.bottleneck.rate", "0Mbps")],
+        "links.bottleneck.rate",
+        "> 0",
+    );
+    bad(
+        &[("links.bottleneck.rate", "-5Mbps")],
+        "links.bottleneck.rate",
+        "negative",
+    );
+}
+
+#[test]
+fn zero_and_negative_durations_are_rejected() {
+    bad(&[("run.duration", "0s")], "run.duration", "> 0");
+    bad(&[("run.duration", "-1s")], "run.duration", "negative");
+}
+
+#[test]
+fn missing_duration_is_reported_at_its_key() {
+    let text = BASE.replace("duration = \"10s\"", "");
+    assert_err(&err_with(&text, &[]), "run.duration", "missing");
+}
+
+#[test]
+fn fractional_nanoseconds_are_rejected() {
+    bad(&[("links.a.delay", "1.5ns")], "links.a.delay", "whole");
+}
+
+#[test]
+fn unknown_cc_lists_the_registry() {
+    let e = bad(
+        &[("flows.bulk.cc", "cubicc")],
+        "flows.bulk.cc",
+        "unknown congestion controller",
+    );
+    assert!(e.choices.contains(&"newreno".to_string()));
+}
+
+#[test]
+fn cc_on_udp_flow_is_rejected() {
+    bad(
+        &[("flows.cross.cc", "newreno")],
+        "flows.cross.cc",
+        "only for tcp",
+    );
+}
+
+#[test]
+fn tcp_options_on_udp_flow_are_rejected() {
+    bad(
+        &[("flows.cross.tcp.mss", "1000B")],
+        "flows.cross.tcp",
+        "only for tcp",
+    );
+}
+
+#[test]
+fn packet_size_on_tcp_flow_is_rejected() {
+    bad(
+        &[("flows.bulk.packet_size", "1000B")],
+        "flows.bulk.packet_size",
+        "udp",
+    );
+}
+
+#[test]
+fn unknown_protocol_lists_protocols() {
+    let e = bad(
+        &[("flows.bulk.protocol", "sctp")],
+        "flows.bulk.protocol",
+        "unknown protocol",
+    );
+    assert_eq!(e.choices, ["tcp", "udp"]);
+}
+
+#[test]
+fn unknown_node_in_link_lists_nodes() {
+    let e = bad(
+        &[("links.b.between", "[\"r2\", \"d9\"]")],
+        "links.b.between[1]",
+        "unknown node",
+    );
+    assert_eq!(e.choices, ["s1", "d1", "r1", "r2"]);
+}
+
+#[test]
+fn link_needs_exactly_two_different_nodes() {
+    bad(
+        &[("links.b.between", "[\"r2\"]")],
+        "links.b.between",
+        "exactly 2",
+    );
+    bad(
+        &[("links.b.between", "[\"r2\", \"r2\"]")],
+        "links.b.between",
+        "two different",
+    );
+}
+
+#[test]
+fn disconnected_destination_has_no_route() {
+    bad(
+        &[
+            ("nodes.hosts", "[\"s1\", \"d1\", \"x\"]"),
+            ("flows.bulk.to", "x"),
+        ],
+        "flows.bulk.to",
+        "no route",
+    );
+}
+
+#[test]
+fn hosts_do_not_forward() {
+    // d1 is only reachable through the host x: no route.
+    bad(
+        &[
+            ("nodes.hosts", "[\"s1\", \"d1\", \"x\"]"),
+            ("links.b.between", "[\"r2\", \"x\"]"),
+            (
+                "links.c",
+                "{ between = [\"x\", \"d1\"], rate = \"1Gbps\", delay = \"1ms\" }",
+            ),
+        ],
+        "flows.bulk.to",
+        "no route",
+    );
+}
+
+#[test]
+fn bad_path_hop_names_its_position() {
+    bad(
+        &[("flows.bulk.path", "[\"s1\", \"r2\", \"d1\"]")],
+        "flows.bulk.path[1]",
+        "no link",
+    );
+    bad(
+        &[("flows.bulk.path", "[\"s1\", \"r1\", \"r9\", \"d1\"]")],
+        "flows.bulk.path[2]",
+        "unknown node",
+    );
+    bad(
+        &[("flows.bulk.path", "[\"d1\", \"r1\", \"r2\", \"d1\"]")],
+        "flows.bulk.path[0]",
+        "start",
+    );
+    bad(
+        &[(
+            "flows.bulk.path",
+            "[\"s1\", \"r1\", \"r2\", \"r1\", \"d1\"]",
+        )],
+        "flows.bulk.path[3]",
+        "twice",
+    );
+    bad(
+        &[("flows.bulk.path", "[\"s1\"]")],
+        "flows.bulk.path",
+        "at least two",
+    );
+}
+
+#[test]
+fn duplicate_host_name_is_rejected() {
+    bad(
+        &[("nodes.hosts", "[\"s1\", \"d1\", \"s1\"]")],
+        "nodes.hosts[2]",
+        "duplicate",
+    );
+    bad(
+        &[("nodes.routers", "[\"r1\", \"d1\"]")],
+        "nodes.routers[1]",
+        "duplicate",
+    );
+}
+
+#[test]
+fn group_name_clashing_with_host_is_rejected() {
+    bad(&[("groups.s1.count", "2")], "groups.s1", "duplicate");
+}
+
+#[test]
+fn invalid_names_are_rejected() {
+    bad(
+        &[("nodes.hosts", "[\"s1\", \"d1\", \"a.b\"]")],
+        "nodes.hosts[2]",
+        "invalid name",
+    );
+    bad(
+        &[("nodes.hosts", "[\"s1\", \"d1\", \"a#1\"]")],
+        "nodes.hosts[2]",
+        "invalid name",
+    );
+}
+
+#[test]
+fn zero_counts_are_rejected() {
+    bad(&[("groups.ue.count", "0")], "groups.ue.count", "at least 1");
+    bad(
+        &[("flows.bulk.count", "0")],
+        "flows.bulk.count",
+        "at least 1",
+    );
+    bad(
+        &[("flows.bulk.count", "1.5")],
+        "flows.bulk.count",
+        "integer",
+    );
+}
+
+#[test]
+fn group_access_link_to_unknown_node_is_rejected() {
+    let e = bad(
+        &[
+            ("groups.ue.count", "2"),
+            (
+                "groups.ue.link",
+                "{ to = \"gnb\", rate = \"1Mbps\", delay = \"1ms\" }",
+            ),
+        ],
+        "groups.ue.link.to",
+        "unknown node",
+    );
+    assert!(e.choices.contains(&"r1".to_string()));
+}
+
+#[test]
+fn loss_probabilities_are_checked() {
+    bad(
+        &[(
+            "links.bottleneck.loss",
+            "{ model = \"bernoulli\", p = 1.0 }",
+        )],
+        "links.bottleneck.loss.p",
+        "probability",
+    );
+    bad(
+        &[("links.bottleneck.loss", "{ model = \"bernoulli\" }")],
+        "links.bottleneck.loss.p",
+        "missing",
+    );
+    bad(
+        &[(
+            "links.bottleneck.loss",
+            "{ model = \"gilbert_elliott\", p_good_to_bad = 0.1, p_bad_to_good = 1.5 }",
+        )],
+        "links.bottleneck.loss.p_bad_to_good",
+        "probability",
+    );
+    let e = bad(
+        &[("links.bottleneck.loss", "{ model = \"burst\" }")],
+        "links.bottleneck.loss.model",
+        "unknown model",
+    );
+    assert_eq!(e.choices, ["none", "bernoulli", "gilbert_elliott"]);
+}
+
+#[test]
+fn bad_queue_kind_lists_kinds() {
+    let e = bad(
+        &[("links.bottleneck.queue", "{ kind = \"red\" }")],
+        "links.bottleneck.queue.kind",
+        "unknown kind",
+    );
+    assert_eq!(e.choices, ["droptail", "codel"]);
+    bad(
+        &[("links.bottleneck.queue", "fifo")],
+        "links.bottleneck.queue",
+        "unknown kind",
+    );
+}
+
+#[test]
+fn queue_key_of_another_kind_is_rejected() {
+    let e = bad(
+        &[(
+            "links.bottleneck.queue",
+            "{ kind = \"droptail\", target = \"5ms\" }",
+        )],
+        "links.bottleneck.queue.target",
+        "kind `droptail`",
+    );
+    assert_eq!(e.choices, ["kind", "limit"]);
+}
+
+#[test]
+fn bad_limit_unit_lists_limit_units() {
+    let e = bad(
+        &[("links.bottleneck.queue.limit", "10furlongs")],
+        "links.bottleneck.queue.limit",
+        "unit",
+    );
+    assert!(e.choices.contains(&"bdp".to_string()) && e.choices.contains(&"p".to_string()));
+    bad(
+        &[("links.bottleneck.queue.limit", "0bdp")],
+        "links.bottleneck.queue.limit",
+        "> 0",
+    );
+    bad(
+        &[("links.bottleneck.reverse.queue.limit", "2.5p")],
+        "links.bottleneck.reverse.queue.limit",
+        "whole",
+    );
+}
+
+#[test]
+fn stop_must_follow_start() {
+    bad(
+        &[("flows.bulk.start", "5s"), ("flows.bulk.stop", "5s")],
+        "flows.bulk.stop",
+        "after",
+    );
+}
+
+#[test]
+fn start_must_be_before_the_end_of_the_run() {
+    bad(&[("flows.bulk.start", "10s")], "flows.bulk.start", "before");
+}
+
+#[test]
+fn unknown_app_kind_lists_kinds() {
+    let e = bad(
+        &[("flows.bulk.app", "video")],
+        "flows.bulk.app",
+        "unknown kind",
+    );
+    assert_eq!(e.choices, ["bulk", "cbr", "poisson", "file"]);
+    bad(
+        &[("flows.bulk.app", "{ kind = \"video\" }")],
+        "flows.bulk.app.kind",
+        "unknown kind",
+    );
+    bad(
+        &[("flows.bulk.app", "cbr")],
+        "flows.bulk.app.rate",
+        "missing",
+    );
+    bad(
+        &[("flows.bulk.app", "{ size = \"1MB\" }")],
+        "flows.bulk.app.size",
+        "kind `bulk`",
+    );
+}
+
+#[test]
+fn write_size_on_udp_cbr_is_rejected() {
+    bad(
+        &[("flows.cross.app.write_size", "100B")],
+        "flows.cross.app.write_size",
+        "udp",
+    );
+}
+
+#[test]
+fn missing_from_is_reported() {
+    let text = BASE.replacen("from = \"s1\"\n", "", 1);
+    assert_err(&err_with(&text, &[]), "flows.bulk.from", "missing");
+}
+
+#[test]
+fn missing_flows_section_is_reported() {
+    let text = &BASE[..BASE.find("[flows.bulk]").unwrap()];
+    assert_err(&err_with(text, &[]), "flows", "missing");
+}
+
+#[test]
+fn flows_from_a_router_are_rejected() {
+    let e = bad(&[("flows.bulk.from", "r1")], "flows.bulk.from", "router");
+    assert_eq!(e.choices, ["s1", "d1"]);
+}
+
+#[test]
+fn flow_to_itself_is_rejected() {
+    bad(&[("flows.bulk.to", "s1")], "flows.bulk.to", "itself");
+}
+
+#[test]
+fn groups_at_both_ends_need_equal_counts() {
+    bad(
+        &[
+            (
+                "groups.g1",
+                "{ count = 2, link = { to = \"r1\", rate = \"1Gbps\", delay = \"1ms\" } }",
+            ),
+            (
+                "groups.g2",
+                "{ count = 3, link = { to = \"r2\", rate = \"1Gbps\", delay = \"1ms\" } }",
+            ),
+            ("flows.bulk.from", "g1"),
+            ("flows.bulk.to", "g2"),
+        ],
+        "flows.bulk.to",
+        "equal counts",
+    );
+}
+
+#[test]
+fn jain_group_naming_unknown_entry_is_rejected() {
+    let e = bad(
+        &[("metrics.jain_groups.all", "[\"bulk\", \"nope\"]")],
+        "metrics.jain_groups.all[1]",
+        "unknown flow entry",
+    );
+    assert_eq!(e.choices, ["bulk", "cross"]);
+    bad(
+        &[("metrics.jain_groups.bulk", "[\"cross\"]")],
+        "metrics.jain_groups.bulk",
+        "already a flow entry",
+    );
+    bad(
+        &[("metrics.jain_groups.all", "[]")],
+        "metrics.jain_groups.all",
+        "at least one",
+    );
+}
+
+#[test]
+fn udp_packet_must_carry_a_payload() {
+    bad(
+        &[("flows.cross.packet_size", "28B")],
+        "flows.cross.packet_size",
+        "packet size",
+    );
+    bad(
+        &[("flows.cross.packet_size", "70000B")],
+        "flows.cross.packet_size",
+        "packet size",
+    );
+}
+
+#[test]
+fn tcp_option_ranges_are_checked() {
+    bad(&[("flows.bulk.tcp.mss", "0B")], "flows.bulk.tcp.mss", "> 0");
+    bad(
+        &[("flows.bulk.tcp.initial_cwnd", "0")],
+        "flows.bulk.tcp.initial_cwnd",
+        "at least 1",
+    );
+    bad(
+        &[("flows.bulk.tcp.min_rto", "200s")],
+        "flows.bulk.tcp.min_rto",
+        "max_rto",
+    );
+    bad(
+        &[("flows.bulk.tcp.recv_buffer", "1000B")],
+        "flows.bulk.tcp.recv_buffer",
+        "segment",
+    );
+    bad(
+        &[("flows.bulk.tcp.handshake", "yes")],
+        "flows.bulk.tcp.handshake",
+        "true or false",
+    );
+    bad(
+        &[("flows.bulk.tcp.delayed_ack.timeout", "0ms")],
+        "flows.bulk.tcp.delayed_ack.timeout",
+        "> 0",
+    );
+}
+
+#[test]
+fn wrong_types_name_what_was_expected() {
+    bad(&[("run.seed", "x")], "run.seed", "expected an integer");
+    bad(&[("run.seed", "-1")], "run.seed", "at least 0");
+    bad(&[("nodes.hosts", "s1")], "nodes.hosts", "array");
+    bad(&[("links.a", "5")], "links.a", "expected a table");
+    bad(&[("metrics.interval", "0s")], "metrics.interval", "> 0");
+}
+
+#[test]
+fn toml_syntax_errors_give_the_line() {
+    let e = err_with("[run]\nduration = \"1s\nseed = 1\n", &[]);
+    assert_err(&e, "<file>", "line 2");
+    assert!(e.reason.contains("syntax"));
+}
+
+#[test]
+fn display_joins_key_reason_and_choices() {
+    let e = bad(
+        &[("flows.bulk.protocol", "sctp")],
+        "flows.bulk.protocol",
+        "sctp",
+    );
+    assert_eq!(
+        e.to_string(),
+        "flows.bulk.protocol: unknown protocol `sctp` (valid: tcp, udp)"
+    );
+    let e = bad(&[("flows.bulk.start", "10s")], "flows.bulk.start", "before");
+    assert!(!e.to_string().contains("valid:"));
+}
