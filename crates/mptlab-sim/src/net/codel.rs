@@ -181,8 +181,11 @@ mod tests {
                 next += 1;
             }
         }
+        // The packets queued at t=0 leave at 1, 2, ... ms; the one leaving at 5 ms is the first
+        // whose sojourn reaches the target, so first_above_time = 5 + 100 ms (RFC 8289 §5.5) and
+        // the first drop happens on the dequeue at 105 ms.
         let first = first_drop.expect("CoDel must drop");
-        assert!(first >= 100 * MS && first <= 102 * MS, "first drop at {first}");
+        assert_eq!(first, 105 * MS, "first drop at {first}");
         assert!(drops_per_100ms[5] > drops_per_100ms[1], "{drops_per_100ms:?}");
     }
 }

@@ -45,18 +45,40 @@ impl SegMeta {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Delivered {
     pub bytes: u64,
+    /// Send time of the newest newly delivered segment that may give an RTT sample.
     pub rtt_sent_at: Option<Time>,
     /// Latest (re)transmission time among newly delivered segments (RACK's xmit_ts).
     pub newest_sent_at: Option<Time>,
+    /// The cumulative ACK covered retransmitted data: Karn's rule (RFC 6298 §3, Linux
+    /// `FLAG_RETRANS_DATA_ACKED`) then forbids a sample from the cumulatively acked segments,
+    /// since the ACK may have been triggered by the retransmission.
+    cum_covered_retransmission: bool,
+    cum_rtt_sent_at: Option<Time>,
+}
+
+fn newest(a: Option<Time>, t: Time) -> Option<Time> {
+    Some(a.map_or(t, |x| x.max(t)))
 }
 
 impl Delivered {
     #[inline]
-    fn add(&mut self, s: &SegMeta) {
+    fn add(&mut self, s: &SegMeta, cumulative: bool) {
         self.bytes += s.len as u64;
-        self.newest_sent_at = Some(self.newest_sent_at.map_or(s.sent_at, |t| t.max(s.sent_at)));
-        if !s.has(EVER_RETRANS) {
-            self.rtt_sent_at = Some(self.rtt_sent_at.map_or(s.sent_at, |t| t.max(s.sent_at)));
+        self.newest_sent_at = newest(self.newest_sent_at, s.sent_at);
+        if s.has(EVER_RETRANS) {
+            self.cum_covered_retransmission |= cumulative;
+        } else if cumulative {
+            self.cum_rtt_sent_at = newest(self.cum_rtt_sent_at, s.sent_at);
+        } else {
+            self.rtt_sent_at = newest(self.rtt_sent_at, s.sent_at);
+        }
+    }
+
+    /// The send time to take an RTT sample from, if any (call after all blocks are applied).
+    pub fn rtt_sample_sent_at(&self) -> Option<Time> {
+        match (self.cum_covered_retransmission, self.cum_rtt_sent_at) {
+            (false, Some(t)) => newest(self.rtt_sent_at, t),
+            _ => self.rtt_sent_at,
         }
     }
 }
@@ -126,7 +148,7 @@ impl Scoreboard {
             if s.has(SACKED) {
                 self.sacked -= s.len as u64;
             } else {
-                d.add(&s);
+                d.add(&s, true);
             }
             if s.has(LOST) {
                 self.lost -= s.len as u64;
@@ -148,7 +170,7 @@ impl Scoreboard {
         while i < self.segs.len() && self.segs[i].end() <= b {
             let s = self.segs[i];
             if !s.has(SACKED) {
-                d.add(&s);
+                d.add(&s, false);
                 self.sacked += s.len as u64;
                 let mut flags = s.flags | SACKED;
                 if s.has(LOST) {

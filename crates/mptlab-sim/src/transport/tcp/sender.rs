@@ -77,6 +77,8 @@ pub struct TcpSender {
     syn_sent_at: Time,
     syn_retransmitted: bool,
     cwnd_limited: bool,
+    /// New data sent on duplicate ACKs before recovery (RFC 3042 limited transmit).
+    limited_transmit_bytes: u64,
     /// RFC 8985 RACK.xmit_ts: the latest send time among delivered segments.
     rack_xmit_ts: Time,
     pub stats: SenderStats,
@@ -109,6 +111,7 @@ impl TcpSender {
             syn_retransmitted: false,
             cwnd_limited: false,
             rack_xmit_ts: 0,
+            limited_transmit_bytes: 0,
             stats: SenderStats::default(),
         }
     }
@@ -284,6 +287,9 @@ impl TcpSender {
                     return;
                 };
                 let seq = self.snd_nxt;
+                if self.phase == Phase::Open && self.dupacks > 0 {
+                    self.limited_transmit_bytes += len;
+                }
                 self.sb.push(seq, len as u32, now);
                 self.snd_nxt += len;
                 self.emit(now, seq, len as u32, out);
@@ -346,7 +352,7 @@ impl TcpSender {
             }
         }
         self.snd_wnd = h.wnd;
-        let rtt_sample = d.rtt_sent_at.map(|t| now - t);
+        let rtt_sample = d.rtt_sample_sent_at().map(|t| now - t);
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r);
         }
@@ -355,6 +361,7 @@ impl TcpSender {
         let is_dup = !advanced && outstanding_before > 0 && h.len == 0 && !window_changed;
         if advanced {
             self.dupacks = 0;
+            self.limited_transmit_bytes = 0;
         } else if is_dup {
             self.dupacks += 1;
         }
@@ -371,6 +378,7 @@ impl TcpSender {
         } else if is_dup {
             self.dup_sacked = (self.dup_sacked + mss).min((self.snd_nxt - self.snd_una).saturating_sub(mss));
         }
+        let was_in_recovery = self.phase == Phase::Recovery;
         self.update_recovery(now, advanced);
 
         let in_flight = self.in_flight();
@@ -386,7 +394,9 @@ impl TcpSender {
             min_rtt: self.rtt.min_rtt(),
             prior_in_flight,
             in_flight,
-            in_recovery: self.phase == Phase::Recovery,
+            // The ACK that ends recovery deflates the window to ssthresh (RFC 6582 §3.2 step 3);
+            // it does not also grow it.
+            in_recovery: was_in_recovery || self.phase == Phase::Recovery,
             cwnd_limited,
             mss: self.cfg.mss,
         });
@@ -436,7 +446,10 @@ impl TcpSender {
             self.phase = Phase::Recovery;
             self.recovery_point = self.snd_nxt;
             self.stats.fast_recoveries += 1;
-            self.cc.on_congestion_event(&LossEvent { now, flight_size: self.snd_nxt - self.snd_una, mss: self.cfg.mss });
+            // RFC 5681 §3.2 step 2: data sent by limited transmit is not part of FlightSize.
+            let flight_size = (self.snd_nxt - self.snd_una).saturating_sub(self.limited_transmit_bytes);
+            self.limited_transmit_bytes = 0;
+            self.cc.on_congestion_event(&LossEvent { now, flight_size, mss: self.cfg.mss });
             if !self.cfg.sack {
                 self.sb.mark_first_lost();
             }
