@@ -9,7 +9,7 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
      "application goodput: bytes delivered in order to the receiving application per interval \
       (default 1 s; the last partial interval is normalised by its length), in Mbit/s \
       (10^6 bit/s); distribution over the interval samples of one flow"),
-    ("link_throughput_mbps",
+    ("throughput_mbps",
      "link wire throughput: bytes (headers included) whose transmission onto the link ends in \
       the interval, per link direction and per protocol, in Mbit/s; distribution over interval \
       samples"),
@@ -19,8 +19,10 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
       J += (|D| - J)/16, sampled after every arrival but the first; mean and distribution of \
       the J samples, in ms"),
     ("link_jitter_ms",
-     "RFC 3550 §6.4.1 jitter as jitter_ms, computed over all packets of all flows crossing a \
-      link direction, in link arrival order; mean and distribution of the J samples, in ms"),
+     "RFC 3550 §6.4.1 jitter as jitter_ms, pooled over the data packets of all flows crossing a \
+      link direction, in link arrival order, with S = the packet's send time at its sender and \
+      R = its arrival at the far end of the link; mean and distribution of the J samples, in ms \
+      (summary key links[].jitter_ms)"),
     ("owd_ms",
      "one-way delay: arrival time at the receiver minus send time at the sender, per data \
       packet delivered, in ms; distribution over packets"),
@@ -38,13 +40,13 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
     ("queue_delay_ms",
      "queueing delay (sojourn time): time from enqueue to start of transmission, per packet \
       transmitted by a link, in ms; distribution over packets"),
-    ("queue_drop_pct",
-     "queue drops over packets leaving the queue (transmitted + dropped, by tail drop or AQM), \
-      in percent, per link direction"),
-    ("queue_len_pkts",
+    ("drop_pct",
+     "link drops (queue drops by tail drop or AQM, plus channel losses) over packets offered to \
+      the link, in percent, per link direction"),
+    ("queue_pkts_mean",
      "time-weighted mean queue length: area under the queue-length curve (packets waiting for \
       the transmitter) divided by the run duration, per link direction"),
-    ("channel_losses",
+    ("channel_drops",
      "packets transmitted onto a link and lost on its channel (random or radio loss), per link \
       direction"),
     ("srtt_ms",
@@ -94,7 +96,7 @@ mod tests {
     fn the_brief_s_metrics_are_all_defined() {
         for n in [
             "goodput_mbps",
-            "link_throughput_mbps",
+            "throughput_mbps",
             "jitter_ms",
             "owd_ms",
             "loss_pct",

@@ -151,7 +151,11 @@ impl Simulation {
             self.drop_packet(a.handle);
             return;
         }
-        self.packets.get_mut(a.handle).hop += 1;
+        let p = self.packets.get_mut(a.handle);
+        p.hop += 1;
+        if p.is_data() {
+            self.link_traces[l as usize].jitter.on_packet(p.sent_at, now);
+        }
         self.forward(now, a.handle);
     }
 

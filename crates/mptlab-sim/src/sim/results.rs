@@ -3,23 +3,33 @@
 //! `metrics::DEFINITIONS`.
 
 use super::{Simulation, Transport};
-use crate::metrics::{jain_index, LogHistogram, Stats, Trace, DEFINITIONS};
+use crate::metrics::{jain_index, LogHistogram, Rfc3550Jitter, Stats, Trace, DEFINITIONS};
 use crate::net::Proto;
 use crate::spec::TransportSpec;
 use mptlab_engine::time::as_secs_f64;
 use mptlab_engine::Time;
 use serde_json::{json, Map, Value};
 
-/// Per-link sampled traces.
+/// Per-link measurements kept by the simulation (the link itself only counts and queues).
 pub struct LinkTrace {
     pub queue_pkts: Trace,
     pub queue_delay_ms: Trace,
+    /// RFC 3550 jitter pooled over the data packets of every flow crossing the link.
+    pub jitter: Rfc3550Jitter,
 }
 
 impl LinkTrace {
     pub fn new(every: Time, duration: Time) -> Self {
-        Self { queue_pkts: Trace::new(every, duration), queue_delay_ms: Trace::new(every, duration) }
+        Self { queue_pkts: Trace::new(every, duration), queue_delay_ms: Trace::new(every, duration), jitter: Rfc3550Jitter::new() }
     }
+}
+
+fn jitter_json(j: &Rfc3550Jitter) -> Value {
+    if j.samples() == 0 {
+        return Value::Null;
+    }
+    let h = j.histogram();
+    json!({"mean": j.mean_ms(), "p50": ms(h.quantile(0.5)), "p95": ms(h.quantile(0.95)), "max": ms(h.max() as f64)})
 }
 
 /// The time series of a run in long format.
@@ -119,12 +129,7 @@ impl Simulation {
                     }
                     _ => (Value::Null, Value::Null),
                 };
-                let jitter = if m.jitter.samples() > 0 {
-                    let h = m.jitter.histogram();
-                    json!({"mean": m.jitter.mean_ms(), "p50": ms(h.quantile(0.5)), "p95": ms(h.quantile(0.95)), "max": ms(h.max() as f64)})
-                } else {
-                    Value::Null
-                };
+                let jitter = jitter_json(&m.jitter);
                 json!({
                     "name": fs.name, "group": fs.group, "protocol": flow.proto.name(), "cc": cc,
                     "src": node(fs.src), "dst": node(fs.dst),
@@ -179,6 +184,7 @@ impl Simulation {
                     "queue_delay_ms": quantiles_ms(link.stats.delay_histogram()),
                     "queue_pkts_mean": finite(link.stats.mean_len_packets(spec.duration)),
                     "queue_pkts_max": link.stats.max_len_packets(),
+                    "jitter_ms": jitter_json(&self.link_traces[i].jitter),
                     "by_protocol": by_proto,
                 })
             })

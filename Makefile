@@ -1,0 +1,100 @@
+# mptlab: build, run, test.
+#
+#   make run     set up, then simulate scenarios/quickstart.toml into runs/quickstart/
+#   make test    set up, then the Rust tests and the Python tests
+#   make bench   set up, then `mptlab bench`
+#   make setup   .venv with the Python dependencies and the extension module (idempotent)
+#   make clean   remove build outputs and runs (keeps .venv); `make distclean` also .venv
+#
+# Needs: python3 (>= 3.11), a Rust toolchain (rustup's ~/.cargo/bin is put on PATH), network
+# access to PyPI and crates.io. Nothing else.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+MPTLAB := $(VENV)/bin/mptlab
+DEPS_STAMP := $(VENV)/.mptlab-deps
+BUILD_STAMP := $(VENV)/.mptlab-build
+# Rebuild the extension module whenever any of these changes.
+RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) pyproject.toml \
+	$(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
+
+.PHONY: help setup run test test-rust test-python bench clean distclean
+
+help:
+	@sed -n 's/^#   //p' Makefile
+
+setup: $(BUILD_STAMP)
+
+run: setup
+	$(MPTLAB) run scenarios/quickstart.toml --out runs/quickstart
+
+test: setup
+	cargo test --release --workspace
+	$(PY) -m pytest -q tests/python
+
+test-rust:
+	cargo test --release --workspace
+
+test-python: setup
+	$(PY) -m pytest -q tests/python
+
+bench: setup
+	$(MPTLAB) bench
+
+# --- setup ---------------------------------------------------------------------------------
+
+# Debian's python3 lacks ensurepip unless python3-venv is installed; then the venv is made
+# without pip and pip is bootstrapped from its wheel on PyPI (a wheel can run itself).
+define BOOTSTRAP_PIP
+import json, subprocess, sys, tempfile, urllib.parse, urllib.request
+resp = urllib.request.urlopen("https://pypi.org/pypi/pip/json")
+info = json.load(resp)
+url = next(u["url"] for u in info["urls"] if u["packagetype"] == "bdist_wheel")
+url = urllib.parse.urljoin(resp.geturl(), url)
+whl = tempfile.mkdtemp() + "/" + url.rsplit("/", 1)[1]
+urllib.request.urlretrieve(url, whl)
+subprocess.check_call([sys.executable, whl + "/pip", "install", "--quiet", whl])
+endef
+export BOOTSTRAP_PIP
+
+# The build and runtime requirements, read from pyproject.toml (one source of truth).
+define LIST_REQUIREMENTS
+import tomllib
+p = tomllib.load(open("pyproject.toml", "rb"))
+print("\n".join(p["build-system"]["requires"] + p["project"]["dependencies"]
+                + p["project"]["optional-dependencies"]["test"]))
+endef
+export LIST_REQUIREMENTS
+
+$(PY):
+	$(PYTHON) -m venv $(VENV) || { \
+	  echo "python3 -m venv failed (no ensurepip?); bootstrapping pip from PyPI"; \
+	  rm -rf $(VENV); $(PYTHON) -m venv --without-pip $(VENV); \
+	  $(PY) -c "$$BOOTSTRAP_PIP"; }
+
+$(DEPS_STAMP): pyproject.toml | $(PY)
+	$(PY) -c "$$LIST_REQUIREMENTS" > $(VENV)/requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
+	touch $@
+
+# maturin builds crates/mptlab-py in release mode and installs the package editable: the
+# Python sources under python/ are used in place, the extension lands in python/mptlab/.
+$(BUILD_STAMP): $(DEPS_STAMP) $(RUST_INPUTS)
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(VENV)/bin/maturin develop --release
+	$(PY) -c "import mptlab._core"
+	touch $@
+
+# --- cleaning ------------------------------------------------------------------------------
+
+clean:
+	rm -rf target runs .pytest_cache python/mptlab/_core*.so $(BUILD_STAMP)
+	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,130 @@
+//! Thin PyO3 bindings: conversions and one-line delegations into mptlab-sim. No simulation
+//! logic lives here. The GIL is released while the engine runs.
+
+use mptlab_sim::cc::registry::CONGESTION_CONTROLLERS;
+use mptlab_sim::engine::time::SECOND;
+use mptlab_sim::metrics::DEFINITIONS;
+use mptlab_sim::scenario::{self, Loaded};
+use mptlab_sim::sim::Simulation as Sim;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+create_exception!(_core, ScenarioError, PyValueError, "An invalid scenario: '<key.path>: <reason> (valid: ...)'.");
+
+fn load(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<Loaded> {
+    scenario::load(text, &overrides, seed).map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Validate a scenario; returns its canonical form as JSON.
+#[pyfunction]
+#[pyo3(signature = (text, overrides=vec![], seed=None))]
+fn check(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<String> {
+    Ok(load(text, overrides, seed)?.canonical.to_string())
+}
+
+/// Sizes of the resolved run (groups and counts expanded): JSON {"nodes", "links", "flows"},
+/// where "links" counts duplex links (each is two directions in the run).
+#[pyfunction]
+#[pyo3(signature = (text, overrides=vec![], seed=None))]
+fn describe(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<String> {
+    let spec = load(text, overrides, seed)?.spec;
+    Ok(serde_json::json!({"nodes": spec.nodes.len(), "links": spec.links.len() / 2, "flows": spec.flows.len()}).to_string())
+}
+
+/// The registries of algorithms, scenario options and metric definitions, as JSON.
+#[pyfunction]
+fn registry() -> String {
+    let ccs: Vec<_> = CONGESTION_CONTROLLERS
+        .iter()
+        .map(|a| serde_json::json!({"name": a.name, "aliases": a.aliases, "summary": a.summary, "source": a.source}))
+        .collect();
+    let metrics: Vec<_> = DEFINITIONS.iter().map(|(n, d)| serde_json::json!({"name": n, "definition": d})).collect();
+    serde_json::json!({"congestion_controllers": ccs, "scenario": scenario::catalogue(), "metrics": metrics}).to_string()
+}
+
+/// One run, advanced in steps so that Python can show progress.
+#[pyclass]
+struct Simulation {
+    sim: Sim,
+    canonical: serde_json::Value,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    #[pyo3(signature = (text, overrides=vec![], seed=None))]
+    fn new(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<Self> {
+        let loaded = load(text, overrides, seed)?;
+        Ok(Self { sim: Sim::new(loaded.spec), canonical: loaded.canonical })
+    }
+
+    #[getter]
+    fn duration_s(&self) -> f64 {
+        self.sim.duration() as f64 / SECOND as f64
+    }
+
+    #[getter]
+    fn now_s(&self) -> f64 {
+        self.sim.now() as f64 / SECOND as f64
+    }
+
+    #[getter]
+    fn done(&self) -> bool {
+        self.sim.is_done()
+    }
+
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.sim.spec.seed
+    }
+
+    #[getter]
+    fn events_processed(&self) -> u64 {
+        self.sim.events_processed()
+    }
+
+    #[getter]
+    fn delivered_data_packets(&self) -> u64 {
+        self.sim.counts.delivered_data
+    }
+
+    /// Simulate up to `until_s` seconds (capped at the duration), without the GIL.
+    fn advance(&mut self, py: Python<'_>, until_s: f64) {
+        let until = (until_s.max(0.0) * SECOND as f64) as u64;
+        let sim = &mut self.sim;
+        py.allow_threads(|| sim.advance(until));
+    }
+
+    fn summary_json(&self) -> String {
+        self.sim.summary(&self.canonical).to_string()
+    }
+
+    /// Long-format columns: series, entity, t_s, value.
+    fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.sim.timeseries();
+        let d = PyDict::new_bound(py);
+        d.set_item("series", c.series)?;
+        d.set_item("entity", c.entity)?;
+        d.set_item("t_s", c.t_s)?;
+        d.set_item("value", c.value)?;
+        Ok(d)
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(registry, m)?)?;
+    m.add_class::<Simulation>()?;
+    m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    Ok(())
+}

@@ -1,0 +1,91 @@
+"""`mptlab bench`: fixed workloads, each measured in a fresh process (`mptlab._benchworker`).
+
+Add a workload by adding an entry to `WORKLOADS`; its scenario path is relative to the
+repository root.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: The keys of one `mptlab bench --json` row, in order.
+KEYS = ("workload", "sim_s", "wall_s", "delivered_pkts_per_s", "events_per_s", "peak_rss_mb")
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    #: Scenario file, relative to the repository root.
+    scenario: str
+
+
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in (
+        Workload("W1", "scenarios/bench/w1.toml"),
+        Workload("W2", "scenarios/bench/w2.toml"),
+    )
+}
+
+
+class BenchError(Exception):
+    """A workload name or file problem (exit code 2) or a failed worker (exit code 1)."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def resolve(name: str) -> Workload:
+    """A workload by name (case-insensitive)."""
+    w = WORKLOADS.get(name.upper())
+    if w is None:
+        raise BenchError(f"unknown workload {name!r} (valid: {', '.join(WORKLOADS)})", exit_code=2)
+    return w
+
+
+def repo_file(relative: str) -> Path:
+    """Find `relative` under the repository: $MPTLAB_ROOT, the current directory or one of
+    its parents, or a parent of the installed package (an editable install lives in the repo)."""
+    candidates: list[Path] = []
+    if os.environ.get("MPTLAB_ROOT"):
+        candidates.append(Path(os.environ["MPTLAB_ROOT"]))
+    cwd = Path.cwd()
+    candidates += [cwd, *cwd.parents]
+    pkg = Path(__file__).resolve().parent
+    candidates += list(pkg.parents)
+    for base in candidates:
+        p = base / relative
+        if p.is_file():
+            return p
+    raise BenchError(
+        f"cannot find {relative}: run from the mptlab repository or set MPTLAB_ROOT", exit_code=2
+    )
+
+
+def run_workload(w: Workload, seed: int | None = None) -> dict[str, Any]:
+    """Measure one workload in a fresh interpreter; return the worker's JSON object."""
+    path = repo_file(w.scenario)
+    cmd = [sys.executable, "-m", "mptlab._benchworker", str(path), "--name", w.name]
+    if seed is not None:
+        cmd += ["--seed", str(seed)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        detail = proc.stderr.strip() or proc.stdout.strip()
+        raise BenchError(f"workload {w.name} failed (exit {proc.returncode}): {detail}",
+                         exit_code=2 if proc.returncode == 2 else 1)
+    lines = proc.stdout.strip().splitlines()
+    if not lines:
+        raise BenchError(f"workload {w.name} printed nothing")
+    return json.loads(lines[-1])
+
+
+def row(measurement: dict[str, Any]) -> dict[str, Any]:
+    """The `--json` row: exactly `KEYS`."""
+    return {k: measurement.get(k) for k in KEYS}

@@ -1,0 +1,372 @@
+"""The `mptlab` command line: run, check, list, bench.
+
+Exit codes: 0 success; 1 the run failed after validation (engine error, cannot write output);
+2 invalid input (scenario error, unreadable scenario file, malformed --set, unknown workload) —
+in that case one line `error: ...` goes to stderr and nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mptlab import _core
+
+EXIT_FAILED = 1
+EXIT_INVALID = 2
+
+app = typer.Typer(
+    name="mptlab",
+    help=(
+        "mptlab — a deterministic packet-level simulator for multipath transport "
+        "(MPTCP, multipath QUIC, multipath tunnels).\n\n"
+        "A run is a pure function of (scenario, seed): the same scenario file and seed always "
+        "give a byte-identical summary.json.\n\n"
+        "Start here:\n\n"
+        "  mptlab run scenarios/quickstart.toml   simulate, summarize, write runs/\n\n"
+        "  mptlab check my.toml                   validate without running\n\n"
+        "  mptlab list                            algorithms, queues, units, metrics\n\n"
+        "  mptlab bench                           measure simulator speed\n\n"
+        "Run 'mptlab COMMAND --help' for the options of each command."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+
+out_console = Console()
+err_console = Console(stderr=True)
+
+
+def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
+    """Print `error: <message>` on stderr (plain text, no markup) and exit."""
+    print(f"error: {message}", file=sys.stderr, flush=True)
+    raise typer.Exit(code)
+
+
+SetOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override one scenario value before validation, by its key path "
+        "(repeatable). Example: --set flows.bulk.cc=reno --set run.duration=30s",
+    ),
+]
+ScenarioArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="SCENARIO",
+        help="Scenario TOML file (see docs/scenarios.md), or - to read it from stdin.",
+        show_default=False,
+    ),
+]
+
+
+def _overrides(items: list[str] | None) -> list[tuple[str, str]]:
+    from mptlab.source import parse_assignment
+
+    try:
+        return [parse_assignment(i) for i in items or []]
+    except ValueError as e:
+        fail(str(e))
+
+
+def _load(scenario: str) -> Any:
+    from mptlab.source import load
+
+    try:
+        return load(Path(scenario) if scenario != "-" else "-")
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        fail(f"cannot read scenario {scenario!r}: {reason}")
+
+
+@app.command(
+    epilog=(
+        "Examples:\n\n"
+        "  mptlab run scenarios/quickstart.toml\n\n"
+        "  mptlab run scenarios/quickstart.toml --seed 7 --out runs/qs7\n\n"
+        "  mptlab run scenarios/quickstart.toml --set flows.bulk.cc=reno --no-plots\n\n"
+        "Output folder: summary.json (metrics; byte-identical for the same scenario and seed), "
+        "run.json (provenance), timeseries.parquet, goodput.png, queue_delay.png. "
+        "Each file appears atomically. See docs/cli.md and docs/metrics.md."
+    )
+)
+def run(
+    scenario: ScenarioArg,
+    seed: Annotated[
+        Optional[int],
+        typer.Option("--seed", min=0, max=2**64 - 1, help="Run seed (default: the scenario's seed, else the engine default)."),
+    ] = None,
+    out: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Output folder (default: runs/<scenario name>-seed<seed>). "
+            "Created only once the scenario is valid; existing files in it are replaced.",
+        ),
+    ] = None,
+    set_: SetOption = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print nothing on success (no summary table, no progress bar).")
+    ] = False,
+    no_plots: Annotated[bool, typer.Option("--no-plots", help="Do not draw goodput.png and queue_delay.png.")] = False,
+) -> None:
+    """Validate a scenario, simulate it and write the results.
+
+    Prints a one-screen summary (flows, links, groups) and the output folder.
+    Shows progress on stderr when a run takes over a second (terminals only).
+    """
+    from mptlab import simulate
+
+    overrides = _overrides(set_)
+    src = _load(scenario)
+    try:
+        prep = simulate.prepare(src, seed, overrides)
+    except _core.ScenarioError as e:
+        fail(str(e))
+    prep.extra_provenance["argv"] = ["mptlab", *sys.argv[1:]]
+    out_dir = out if out is not None else Path("runs") / f"{src.name}-seed{prep.seed}"
+    try:
+        res = simulate.execute(prep, out=out_dir, progress=False if quiet else None, plots=not no_plots)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise typer.Exit(130) from None
+    except OSError as e:
+        fail(f"cannot write results to {str(out_dir)!r}: {e}", EXIT_FAILED)
+    if not quiet:
+        from mptlab.table import render
+
+        out_console.print(render(res.summary))
+        info = res.run_info
+        out_console.print(
+            f"seed {res.seed}: {info['sim_s']:g} simulated s in {info['wall_s']:.2f} wall s "
+            f"({info['events']:,} events); results in {out_dir}/",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+@app.command(
+    epilog=(
+        "Examples:\n\n"
+        "  mptlab check scenarios/quickstart.toml\n\n"
+        "  mptlab check my.toml --set links.bottleneck.rate=50Mbps\n\n"
+        "  mptlab check my.toml --json > canonical.json"
+    )
+)
+def check(
+    scenario: ScenarioArg,
+    set_: SetOption = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", min=0, max=2**64 - 1, help="Seed to validate with.")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the canonical scenario (all defaults filled in) as JSON.")
+    ] = False,
+) -> None:
+    """Validate a scenario without running it.
+
+    Prints 'ok: <n> nodes, <n> links, <n> flows'; on a problem, prints
+    'error: <key path>: <reason> (valid: ...)' on stderr and exits with code 2.
+    """
+    overrides = _overrides(set_)
+    src = _load(scenario)
+    try:
+        text = _core.check(src.text, overrides, seed)
+    except _core.ScenarioError as e:
+        fail(str(e))
+    canonical = json.loads(text)
+    if as_json:
+        print(json.dumps(canonical, indent=2, sort_keys=True))
+        return
+    size = json.loads(_core.describe(src.text, overrides, seed))
+    print(f"ok: {size['nodes']} nodes, {size['links']} links, {size['flows']} flows")
+
+
+@app.command("list", epilog="Examples:\n\n  mptlab list\n\n  mptlab list --json | jq '.congestion_controllers[].name'")
+def list_(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the registry as JSON.")] = False,
+) -> None:
+    """List algorithms, queues, loss models, apps, units and metric definitions.
+
+    Everything a scenario file can name (names are case-insensitive), the
+    source of each congestion controller, and the exact definition of every
+    reported metric.
+    """
+    reg = json.loads(_core.registry())
+    if as_json:
+        print(json.dumps(reg, indent=2))
+        return
+    c = out_console
+    cc = Table(title="congestion controllers (flows.<name>.cc)", title_justify="left", header_style="bold")
+    for col in ("name", "aliases", "summary", "source"):
+        cc.add_column(col, overflow="fold")
+    for a in reg.get("congestion_controllers", []):
+        cc.add_row(a.get("name", ""), ", ".join(a.get("aliases") or []), a.get("summary", ""), a.get("source", ""))
+    c.print(cc)
+    catalogue = dict(reg.get("scenario") or {})
+    catalogue.pop("congestion_controllers", None)  # shown above
+    order = ["sections", "queues", "loss_models", "apps", "protocols", "units"]
+    for key in sorted(catalogue, key=lambda k: (order.index(k) if k in order else len(order), k)):
+        c.print(_catalogue(SCENARIO_TITLES.get(key, key), catalogue[key]))
+    metrics = Table(title="metrics (summary.json; see docs/metrics.md)", title_justify="left", header_style="bold")
+    metrics.add_column("name", no_wrap=True)
+    metrics.add_column("definition", overflow="fold")
+    for m in reg.get("metrics", []):
+        metrics.add_row(m.get("name", ""), m.get("definition", ""))
+    c.print(metrics)
+
+
+SCENARIO_TITLES = {
+    "sections": "scenario file sections, keys and defaults (docs/scenarios.md)",
+    "queues": "queues (links.<name>.queue)",
+    "loss_models": "loss models (links.<name>.loss)",
+    "apps": "applications (flows.<name>.app)",
+    "protocols": "protocols (flows.<name>.protocol)",
+    "units": "units (multipliers to B, bit/s or ns)",
+}
+
+
+def _catalogue(title: str, value: Any) -> Any:
+    """Render one entry of the registry's scenario catalogue, whatever its shape: a list of
+    records as a table, nested tables as a tree."""
+    from rich.tree import Tree
+
+    title = title.replace("_", " ")
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        cols: list[str] = []
+        for v in value:
+            cols += [k for k in v if k not in cols]
+        t = Table(title=title, title_justify="left", header_style="bold")
+        for col in cols:
+            t.add_column(col, overflow="fold")
+        for v in value:
+            t.add_row(*(_cell(v.get(col)) for col in cols))
+        return t
+    tree = Tree(f"[bold]{title}[/bold]", guide_style="dim")
+    _branch(tree, value)
+    return tree
+
+
+def _branch(node: Any, value: Any) -> None:
+    from rich.markup import escape
+
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, dict) and v:
+                _branch(node.add(f"[cyan]{escape(str(k))}[/cyan]"), v)
+            else:
+                node.add(f"[cyan]{escape(str(k))}[/cyan]: {escape(_cell(v))}")
+    else:
+        node.add(escape(_cell(value)))
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"  # TOML spelling
+    if isinstance(v, list) and not v:
+        return "–"
+    if isinstance(v, list):
+        return ", ".join(_cell(x) for x in v)
+    if isinstance(v, dict):
+        return "; ".join(f"{k}: {_cell(x)}" for k, x in v.items())
+    return str(v)
+
+
+@app.command(
+    epilog=(
+        "Examples:\n\n"
+        "  mptlab bench              all workloads\n\n"
+        "  mptlab bench W1 --json    one workload, machine-readable\n\n"
+        "Run from the repository (scenario files are found under scenarios/bench/) "
+        "or set MPTLAB_ROOT."
+    )
+)
+def bench(
+    workloads: Annotated[
+        Optional[list[str]],
+        typer.Argument(metavar="[WORKLOAD]...", help="Workloads to run (default: all).", show_default=False),
+    ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print a JSON list of {workload, sim_s, wall_s, delivered_pkts_per_s, events_per_s, peak_rss_mb}.",
+        ),
+    ] = False,
+    seed: Annotated[Optional[int], typer.Option("--seed", min=0, max=2**64 - 1, help="Seed for every workload.")] = None,
+) -> None:
+    """Measure simulator speed on fixed workloads.
+
+    Each workload runs in a fresh Python process that imports only the
+    simulator. Reported: simulated seconds, wall seconds, delivered data
+    packets and engine events per wall second, peak resident memory (MiB).
+    """
+    from mptlab import bench as b
+
+    try:
+        chosen = [b.resolve(w) for w in workloads] if workloads else list(b.WORKLOADS.values())
+        for w in chosen:
+            b.repo_file(w.scenario)  # fail before measuring anything
+    except b.BenchError as e:
+        fail(str(e), e.exit_code)
+    rows = []
+    for w in chosen:
+        try:
+            with err_console.status(f"running {w.name} ({w.scenario})", spinner="dots"):
+                rows.append(b.row(b.run_workload(w, seed)))
+        except b.BenchError as e:
+            fail(str(e), e.exit_code)
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    t = Table(title="mptlab bench", title_justify="left", header_style="bold")
+    headers = ("workload", "sim s", "wall s", "delivered pkts/s", "events/s", "peak RSS MiB")
+    for col in headers:
+        t.add_column(col, justify="left" if col == "workload" else "right")
+    for r in rows:
+        t.add_row(
+            r["workload"],
+            _fmt(r["sim_s"], "{:g}"),
+            _fmt(r["wall_s"], "{:.2f}"),
+            _fmt(r["delivered_pkts_per_s"], "{:,.0f}"),
+            _fmt(r["events_per_s"], "{:,.0f}"),
+            _fmt(r["peak_rss_mb"], "{:.1f}"),
+        )
+    out_console.print(t)
+
+
+def _fmt(v: Any, spec: str) -> str:
+    return "–" if v is None else spec.format(v)
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        print(f"mptlab {_core.version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=version_callback, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    pass
+
+
+def main() -> None:
+    app(prog_name="mptlab")

@@ -1,0 +1,151 @@
+"""A run's results in memory (`Result`) and on disk (the output folder).
+
+Output folder layout (see docs/cli.md):
+
+    summary.json        metrics, scenario echo, seed: a pure function of (scenario, seed);
+                        json.dumps(indent=2, sort_keys=True), so equal runs are byte-identical
+    run.json            provenance: version, wall time, start time, host, python, platform,
+                        scenario path, seed, overrides
+    timeseries.parquet  long-format interval bins and traces: series, entity, t_s, value
+    goodput.png         goodput over time per flow (per group mean above 12 flows)
+    queue_delay.png     queue delay over time per link that carried traffic
+
+Every file appears atomically: written to a hidden temp file in the same folder, flushed to
+disk, then renamed over the target (`os.replace`). A reader never sees half a file, and an
+interrupted run leaves the previous file (if any) intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+#: Columns of `timeseries.parquet` / `Result.timeseries`, in order.
+TIMESERIES_SCHEMA = pa.schema(
+    [
+        pa.field("series", pa.string()),
+        pa.field("entity", pa.string()),
+        pa.field("t_s", pa.float64()),
+        pa.field("value", pa.float64()),
+    ]
+)
+
+SUMMARY = "summary.json"
+RUN_INFO = "run.json"
+TIMESERIES = "timeseries.parquet"
+
+
+@dataclass
+class Result:
+    """The outcome of one run."""
+
+    #: The parsed summary.json: seed, duration_s, scenario echo, definitions, flows, links,
+    #: groups, jain_all_flows, protocols, engine (see docs/metrics.md).
+    summary: dict[str, Any]
+    #: Long-format time series (columns series, entity, t_s, value); `.to_pandas()` works.
+    timeseries: pa.Table
+    #: The output folder, or None when nothing was written.
+    out: Path | None = None
+    #: Provenance (the contents of run.json).
+    run_info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def seed(self) -> int:
+        return int(self.summary["seed"])
+
+    def summary_text(self) -> str:
+        """summary.json exactly as written to disk."""
+        return summary_text(self.summary)
+
+    def series(self, name: str) -> Any:
+        """One time series as a pandas DataFrame indexed by t_s, one column per entity."""
+        df = self.timeseries.to_pandas()
+        df = df[df["series"] == name]
+        return df.pivot_table(index="t_s", columns="entity", values="value", sort=True)
+
+    def __repr__(self) -> str:
+        flows = len(self.summary.get("flows", []))
+        links = len(self.summary.get("links", []))
+        return (
+            f"Result(seed={self.summary.get('seed')}, duration_s={self.summary.get('duration_s')}, "
+            f"flows={flows}, links={links}, timeseries_rows={self.timeseries.num_rows}, "
+            f"out={str(self.out) if self.out else None!r})"
+        )
+
+
+def summary_text(summary: dict[str, Any]) -> str:
+    """Canonical text of summary.json (stable key order, two-space indent, final newline)."""
+    return json.dumps(summary, indent=2, sort_keys=True) + "\n"
+
+
+def timeseries_table(columns: dict[str, Any]) -> pa.Table:
+    """The engine's long-format columns as a pyarrow Table with `TIMESERIES_SCHEMA`."""
+    missing = [f.name for f in TIMESERIES_SCHEMA if f.name not in columns]
+    if missing:
+        raise ValueError(f"engine time series lacks column(s) {', '.join(missing)}")
+    arrays = [pa.array(columns[f.name], type=f.type) for f in TIMESERIES_SCHEMA]
+    return pa.Table.from_arrays(arrays, schema=TIMESERIES_SCHEMA)
+
+
+def write_run(res: Result, plots: bool = True) -> list[Path]:
+    """Write a result's files into `res.out` (which must exist); return the paths written."""
+    if res.out is None:
+        raise ValueError("Result has no output folder")
+    out = res.out
+    written = [
+        write_text(out / SUMMARY, res.summary_text()),
+        write_text(out / RUN_INFO, json.dumps(res.run_info, indent=2, sort_keys=True) + "\n"),
+        atomic_write(out / TIMESERIES, lambda f: pq.write_table(res.timeseries, f, compression="zstd")),
+    ]
+    if plots:
+        from mptlab import plots as plotting
+
+        written += plotting.write_plots(
+            res.summary, res.timeseries, out, name=res.run_info.get("scenario_name")
+        )
+    return written
+
+
+def write_text(path: Path, text: str) -> Path:
+    return atomic_write(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def atomic_write(path: Path, write: Callable[[IO[bytes]], Any]) -> Path:
+    """Create `path` atomically: `write` fills a temp file in the same folder, which is then
+    flushed, fsynced and renamed onto `path`. On any failure the temp file is removed."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        # mkstemp creates 0600; give the file the permissions open() would have.
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+_UMASK: int | None = None
+
+
+def _umask() -> int:
+    global _UMASK
+    if _UMASK is None:
+        current = os.umask(0)
+        os.umask(current)
+        _UMASK = current
+    return _UMASK

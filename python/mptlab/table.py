@@ -1,0 +1,129 @@
+"""The one-screen summary printed after `mptlab run`: flows, links, groups.
+
+Long lists are cut (`MAX_ROWS` rows each; links then busiest first) with a line saying how
+many were left out; the full numbers are always in summary.json.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console, Group
+from rich.table import Table
+
+MAX_ROWS = 12
+DASH = "–"
+
+
+def render(summary: dict[str, Any]) -> Group:
+    parts: list[Any] = [flows_table(summary), links_table(summary)]
+    groups = summary.get("groups") or []
+    if groups:
+        parts.append(groups_table(summary))
+    return Group(*parts)
+
+
+def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
+    (console or Console()).print(render(summary))
+
+
+def flows_table(summary: dict[str, Any]) -> Table:
+    flows = summary.get("flows") or []
+    t = Table(title=f"flows ({len(flows)})", title_justify="left", header_style="bold")
+    t.add_column("flow", no_wrap=True)
+    t.add_column("protocol/cc", no_wrap=True)
+    t.add_column("goodput\nMbps", justify="right")
+    t.add_column("loss\n%", justify="right")
+    t.add_column("retx", justify="right")
+    t.add_column("RTOs", justify="right")
+    t.add_column("jitter\nms", justify="right")
+    t.add_column("OWD p50\nms", justify="right")
+    for f in flows[:MAX_ROWS]:
+        proto = f.get("protocol") or DASH
+        if f.get("cc"):
+            proto = f"{proto}/{f['cc']}"
+        t.add_row(
+            f.get("name", DASH),
+            proto,
+            _num(_get(f, "goodput_mbps", "mean")),
+            _num(f.get("loss_pct"), 3),
+            _int(f.get("retransmissions")),
+            _int(f.get("rto_count")),
+            _num(_get(f, "jitter_ms", "mean"), 3),
+            _num(_get(f, "owd_ms", "p50")),
+        )
+    _more(t, len(flows), "flows")
+    return t
+
+
+def links_table(summary: dict[str, Any]) -> Table:
+    links = [l for l in summary.get("links") or [] if (l.get("packets") or 0) > 0]
+    idle = len(summary.get("links") or []) - len(links)
+    title = f"links with traffic ({len(links)}" + (f"; {idle} idle)" if idle else ")")
+    if len(links) > MAX_ROWS:
+        # Show the busiest: highest mean throughput first.
+        links = sorted(links, key=lambda l: -(_get(l, "throughput_mbps", "mean") or 0.0))
+        title += ", busiest first"
+    t = Table(title=title, title_justify="left", header_style="bold")
+    t.add_column("link", no_wrap=True)
+    t.add_column("rate\nMbps", justify="right")
+    t.add_column("throughput\nMbps", justify="right")
+    t.add_column("drops\n%", justify="right")
+    t.add_column("queue delay\np95 ms", justify="right")
+    for l in links[:MAX_ROWS]:
+        t.add_row(
+            l.get("name", DASH),
+            _num(l.get("rate_mbps"), 1),
+            _num(_get(l, "throughput_mbps", "mean")),
+            _num(l.get("drop_pct"), 3),
+            _num(_get(l, "queue_delay_ms", "p95")),
+        )
+    _more(t, len(links), "links")
+    return t
+
+
+def groups_table(summary: dict[str, Any]) -> Table:
+    groups = summary.get("groups") or []
+    jain_all = summary.get("jain_all_flows")
+    title = f"groups ({len(groups)}); Jain's index over all flows: {_num(jain_all, 3)}"
+    t = Table(title=title, title_justify="left", header_style="bold")
+    t.add_column("group", no_wrap=True)
+    t.add_column("flows", justify="right")
+    t.add_column("goodput total\nMbps", justify="right")
+    t.add_column("goodput mean\nMbps", justify="right")
+    t.add_column("Jain", justify="right")
+    for g in groups[:MAX_ROWS]:
+        n = g.get("flows")
+        t.add_row(
+            g.get("name", DASH),
+            _int(len(n) if isinstance(n, list) else n),
+            _num(g.get("goodput_mbps_total")),
+            _num(g.get("goodput_mbps_mean")),
+            _num(g.get("jain"), 3),
+        )
+    _more(t, len(groups), "groups")
+    return t
+
+
+def _more(t: Table, n: int, what: str) -> None:
+    if n > MAX_ROWS:
+        t.caption = f"… and {n - MAX_ROWS} more {what} (all in summary.json)"
+        t.caption_justify = "left"
+
+
+def _get(d: dict[str, Any], key: str, stat: str) -> Any:
+    v = d.get(key)
+    return v.get(stat) if isinstance(v, dict) else None
+
+
+def _num(v: Any, digits: int = 2) -> str:
+    if v is None:
+        return DASH
+    try:
+        return f"{float(v):.{digits}f}"
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def _int(v: Any) -> str:
+    return DASH if v is None else str(v)
