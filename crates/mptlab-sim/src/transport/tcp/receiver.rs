@@ -133,10 +133,20 @@ impl TcpReceiver {
         } else {
             self.ooo.insert(i, (lo, hi));
         }
-        // The block holding this segment goes first (RFC 2018 §4).
-        self.recent.copy_within(0..MAX_SACK_BLOCKS - 1, 1);
-        self.recent[0] = s;
-        self.nrecent = (self.nrecent + 1).min(MAX_SACK_BLOCKS);
+        // The block holding this segment goes first, then the most recently reported other
+        // blocks (RFC 2018 §4): forget entries that now fall inside the merged block so that
+        // the list names distinct blocks.
+        let mut kept = [0u64; MAX_SACK_BLOCKS];
+        kept[0] = s;
+        let mut n = 1;
+        for &r in &self.recent[..self.nrecent] {
+            if n < MAX_SACK_BLOCKS && !(lo..hi).contains(&r) {
+                kept[n] = r;
+                n += 1;
+            }
+        }
+        self.recent = kept;
+        self.nrecent = n;
     }
 
     /// Process a segment from the sender; returns bytes newly delivered in order.

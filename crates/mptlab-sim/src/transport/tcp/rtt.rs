@@ -54,6 +54,15 @@ impl RttEstimator {
         if self.backoff >= 32 { self.max_rto } else { shifted.min(self.max_rto) }
     }
 
+    /// RFC 6298 (5.7): after a SYN timed out, data transmission starts with this RTO (3 s)
+    /// unless an RTT sample has been taken since.
+    pub fn reinitialize(&mut self, rto: Time) {
+        if self.srtt.is_none() {
+            self.rto = rto.clamp(self.min_rto, self.max_rto);
+            self.backoff = 0;
+        }
+    }
+
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(32);
     }

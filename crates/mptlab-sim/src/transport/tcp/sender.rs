@@ -320,7 +320,10 @@ impl TcpSender {
                 if h.has(FLAG_SYN) {
                     self.state = State::Established;
                     self.stats.established_at = Some(now);
-                    if !self.syn_retransmitted {
+                    if self.syn_retransmitted {
+                        // RFC 6298 (5.7): the RTO is re-initialised to 3 s for the data phase.
+                        self.rtt.reinitialize(3 * SECOND);
+                    } else {
                         self.rtt.on_sample(now - self.syn_sent_at);
                     }
                     self.rto_at = None;
