@@ -17,6 +17,7 @@ pub use flow::{Flow, FlowMetrics, Transport};
 use crate::net::{Link, Packet, Proto, RouteTable};
 use crate::spec::RunSpec;
 use crate::transport::segment::{TcpHeader, TCP_HEADER_BYTES, UDP_HEADER_BYTES};
+use crate::transport::tcp::TcpSender;
 use mptlab_engine::timer::{Arm, Fired};
 use mptlab_engine::{Arena, EventQueue, Handle, Time};
 
@@ -223,28 +224,27 @@ impl Simulation {
 
     #[inline]
     fn deliver_to_sender(&mut self, now: Time, f: usize, p: &Packet) {
-        let Transport::Tcp { snd, .. } = &mut self.flows[f].transport else { return };
-        let mut out = std::mem::take(&mut self.scratch);
-        snd.on_ack(now, &p.tcp, &mut out);
-        self.scratch = out;
-        self.refill_from_backlog(now, f);
-        self.flush_headers(now, f, SENDER);
-        self.sync_timer(f, SENDER);
+        self.drive_sender(now, f, |snd, backlog, out| {
+            snd.on_ack(now, &p.tcp, out);
+            // Space freed in the send buffer unblocks a waiting application write.
+            if *backlog > 0 {
+                *backlog -= snd.write(*backlog);
+                snd.try_send(now, out);
+            }
+        });
     }
 
-    /// Move application bytes waiting on a full send buffer into it.
+    /// Run `op` on flow `f`'s TCP sender (with the flow's application backlog and the header
+    /// buffer), then put what it produced on the wire and align its timer.
     #[inline]
-    fn refill_from_backlog(&mut self, now: Time, f: usize) {
+    fn drive_sender(&mut self, now: Time, f: usize, op: impl FnOnce(&mut TcpSender, &mut u64, &mut Vec<TcpHeader>)) {
         let flow = &mut self.flows[f];
-        if flow.backlog == 0 {
-            return;
-        }
-        if let Transport::Tcp { snd, .. } = &mut flow.transport {
-            flow.backlog -= snd.write(flow.backlog);
-            let mut out = std::mem::take(&mut self.scratch);
-            snd.try_send(now, &mut out);
-            self.scratch = out;
-        }
+        let Transport::Tcp { snd, .. } = &mut flow.transport else { return };
+        let mut out = std::mem::take(&mut self.scratch);
+        op(snd, &mut flow.backlog, &mut out);
+        self.scratch = out;
+        self.flush_headers(now, f, SENDER);
+        self.sync_timer(f, SENDER);
     }
 
     /// Turn the headers an endpoint produced into packets on its route.
@@ -313,20 +313,17 @@ impl Simulation {
     fn on_start(&mut self, now: Time, f: usize) {
         let flow = &mut self.flows[f];
         let tick = flow.app.first(now);
-        match &mut flow.transport {
-            Transport::Tcp { snd, .. } => {
-                if flow.app.is_bulk() {
+        let bulk = flow.app.is_bulk();
+        match flow.proto {
+            Proto::Tcp => self.drive_sender(now, f, |snd, backlog, out| {
+                if bulk {
                     snd.set_unlimited();
                 }
-                flow.backlog += tick.bytes;
-                flow.backlog -= snd.write(flow.backlog);
-                let mut out = std::mem::take(&mut self.scratch);
-                snd.start(now, &mut out);
-                self.scratch = out;
-                self.flush_headers(now, f, SENDER);
-                self.sync_timer(f, SENDER);
-            }
-            Transport::Udp { .. } => self.send_datagrams(now, f, tick.bytes),
+                *backlog += tick.bytes;
+                *backlog -= snd.write(*backlog);
+                snd.start(now, out);
+            }),
+            Proto::Udp => self.send_datagrams(now, f, tick.bytes),
         }
         if let Some(t) = tick.next {
             self.schedule_app(f, t);
@@ -343,20 +340,14 @@ impl Simulation {
     fn on_app_tick(&mut self, now: Time, f: usize) {
         let flow = &mut self.flows[f];
         let tick = flow.app.tick(now);
-        match &mut flow.transport {
-            Transport::Tcp { snd, .. } => {
-                if flow.backlog > 0 {
-                    flow.metrics.blocked_ticks += 1; // the writer is still blocked
-                } else {
-                    flow.backlog = tick.bytes - snd.write(tick.bytes);
-                    let mut out = std::mem::take(&mut self.scratch);
-                    snd.try_send(now, &mut out);
-                    self.scratch = out;
-                    self.flush_headers(now, f, SENDER);
-                    self.sync_timer(f, SENDER);
-                }
-            }
-            Transport::Udp { .. } => self.send_datagrams(now, f, tick.bytes),
+        match flow.proto {
+            // The writer is still blocked on its previous write: this tick produces nothing.
+            Proto::Tcp if flow.backlog > 0 => flow.metrics.blocked_ticks += 1,
+            Proto::Tcp => self.drive_sender(now, f, |snd, backlog, out| {
+                *backlog = tick.bytes - snd.write(tick.bytes);
+                snd.try_send(now, out);
+            }),
+            Proto::Udp => self.send_datagrams(now, f, tick.bytes),
         }
         if let Some(t) = tick.next {
             self.schedule_app(f, t);
