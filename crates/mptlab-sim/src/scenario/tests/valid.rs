@@ -345,7 +345,7 @@ fn groups_expand_into_members_links_and_flows() {
     ));
     assert!(matches!(
         spec.flows[50].app,
-        AppSpec::File { size: 10_000_000 }
+        AppSpec::File { size: 2_000_000 }
     ));
     assert_eq!(spec.jain_groups.len(), 3);
     assert_eq!(spec.jain_groups[2].0, "everything");
