@@ -46,6 +46,10 @@ pub struct LossEvent {
     /// RFC 5681's FlightSize: bytes outstanding when the loss was detected.
     pub flight_size: u64,
     pub mss: u32,
+    /// A timeout that hit while the sender was already recovering from a loss (fast recovery or
+    /// an earlier timeout): that congestion event has reduced ssthresh already, so it is not
+    /// reduced again (Linux `tcp_enter_loss` recomputes ssthresh only from the Open state).
+    pub during_recovery: bool,
 }
 
 /// Controller state worth tracing.

@@ -78,7 +78,9 @@ impl CongestionControl for Reno {
     }
 
     fn on_rto(&mut self, ev: &LossEvent) {
-        self.ssthresh = self.halve(ev.flight_size);
+        if !ev.during_recovery {
+            self.ssthresh = self.halve(ev.flight_size);
+        }
         self.cwnd = self.mss;
         self.bytes_acked = 0;
     }
@@ -152,6 +154,15 @@ mod tests {
         r.on_rto(&LossEvent { flight_size: 30 * MSS as u64, mss: MSS, ..Default::default() });
         assert_eq!(r.window(), MSS as u64);
         assert_eq!(r.ssthresh(), 15 * MSS as u64);
+    }
+
+    #[test]
+    fn timeout_during_recovery_keeps_the_recovery_ssthresh() {
+        let mut r = reno();
+        r.on_congestion_event(&LossEvent { flight_size: 40 * MSS as u64, mss: MSS, ..Default::default() });
+        r.on_rto(&LossEvent { flight_size: 400 * MSS as u64, mss: MSS, during_recovery: true, ..Default::default() });
+        assert_eq!(r.ssthresh(), 20 * MSS as u64);
+        assert_eq!(r.window(), MSS as u64);
     }
 
     #[test]

@@ -77,6 +77,8 @@ pub struct TcpSender {
     syn_sent_at: Time,
     syn_retransmitted: bool,
     cwnd_limited: bool,
+    /// Partial ACKs seen in the current NewReno recovery.
+    partial_acks: u32,
     /// New data sent on duplicate ACKs before recovery (RFC 3042 limited transmit).
     limited_transmit_bytes: u64,
     /// RFC 8985 RACK.xmit_ts: the latest send time among delivered segments.
@@ -112,6 +114,7 @@ impl TcpSender {
             cwnd_limited: false,
             rack_xmit_ts: 0,
             limited_transmit_bytes: 0,
+            partial_acks: 0,
             stats: SenderStats::default(),
         }
     }
@@ -404,10 +407,13 @@ impl TcpSender {
             mss: self.cfg.mss,
         });
 
-        // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, restart on new data.
+        // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, restart on new data;
+        // during NewReno recovery only on the first partial ACK (RFC 6582 §3.2 step 5, the
+        // "Impatient" variant), so that a window with many holes falls back to a timeout.
+        let newreno_later_partial = self.phase == Phase::Recovery && !self.cfg.sack && self.partial_acks > 1;
         if self.snd_una == self.snd_nxt {
             self.rto_at = None;
-        } else if advanced {
+        } else if advanced && !newreno_later_partial {
             self.rto_at = Some(now + self.rtt.rto());
         }
         if self.snd_wnd > 0 {
@@ -437,6 +443,7 @@ impl TcpSender {
                     // NewReno partial ACK (RFC 6582 §3.2 step 5): retransmit the next hole now.
                     self.sb.mark_first_lost();
                     self.force_retransmit = true;
+                    self.partial_acks += 1;
                 }
             }
             _ => {}
@@ -452,7 +459,8 @@ impl TcpSender {
             // RFC 5681 §3.2 step 2: data sent by limited transmit is not part of FlightSize.
             let flight_size = (self.snd_nxt - self.snd_una).saturating_sub(self.limited_transmit_bytes);
             self.limited_transmit_bytes = 0;
-            self.cc.on_congestion_event(&LossEvent { now, flight_size, mss: self.cfg.mss });
+            self.cc.on_congestion_event(&LossEvent { now, flight_size, mss: self.cfg.mss, during_recovery: false });
+            self.partial_acks = 0;
             if !self.cfg.sack {
                 self.sb.mark_first_lost();
             }
@@ -491,7 +499,8 @@ impl TcpSender {
             return;
         }
         self.stats.rto_count += 1;
-        self.cc.on_rto(&LossEvent { now, flight_size: self.snd_nxt - self.snd_una, mss: self.cfg.mss });
+        let during_recovery = self.phase != Phase::Open;
+        self.cc.on_rto(&LossEvent { now, flight_size: self.snd_nxt - self.snd_una, mss: self.cfg.mss, during_recovery });
         self.sb.mark_all_lost();
         self.dup_sacked = 0;
         self.dupacks = 0;
