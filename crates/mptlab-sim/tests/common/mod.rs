@@ -1,0 +1,99 @@
+//! Shared helpers of the whole-simulation tests (anchors, invariants, determinism).
+//!
+//! Scenarios are built as TOML text and loaded through `scenario::load`, the public path users
+//! take, so every test also exercises validation and resolution.
+
+#![allow(dead_code)]
+
+use mptlab_sim::engine::time::SECOND;
+use mptlab_sim::engine::Time;
+use mptlab_sim::scenario::{self, Loaded};
+use mptlab_sim::sim::{Simulation, Transport};
+use mptlab_sim::transport::tcp::{TcpReceiver, TcpSender};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Load a scenario (panics with the validation message if it is invalid: a test bug).
+pub fn load(toml: &str, seed: Option<u64>) -> Loaded {
+    match scenario::load(toml, &[], seed) {
+        Ok(l) => l,
+        Err(e) => panic!("invalid test scenario: {e}\n---\n{toml}"),
+    }
+}
+
+/// Load and build a simulation; also returns the canonical scenario for `summary`.
+pub fn build(toml: &str, seed: Option<u64>) -> (Simulation, serde_json::Value) {
+    let l = load(toml, seed);
+    (Simulation::new(l.spec), l.canonical)
+}
+
+/// Load, run to the end, return the simulation and its summary.
+pub fn run(toml: &str, seed: Option<u64>) -> (Simulation, serde_json::Value) {
+    let (mut sim, canonical) = build(toml, seed);
+    sim.run_to_end();
+    let summary = sim.summary(&canonical);
+    (sim, summary)
+}
+
+/// Index of the flow called `name` (after expansion: `bulk`, `bulk#3`).
+pub fn flow_index(sim: &Simulation, name: &str) -> usize {
+    sim.spec.flows.iter().position(|f| f.name == name).unwrap_or_else(|| panic!("no flow named {name}"))
+}
+
+/// Index of the link direction called `name` (`x` or `x.rev`).
+pub fn link_index(sim: &Simulation, name: &str) -> usize {
+    sim.spec.links.iter().position(|l| l.name == name).unwrap_or_else(|| panic!("no link named {name}"))
+}
+
+pub fn tcp(sim: &Simulation, f: usize) -> (&TcpSender, &TcpReceiver) {
+    match &sim.flows[f].transport {
+        Transport::Tcp { snd, rcv } => (snd, rcv),
+        Transport::Udp { .. } => panic!("flow {f} is not TCP"),
+    }
+}
+
+/// Goodput of flow `f` in bit/s over the whole bins [from, to) (seconds, interval 1 s assumed
+/// by the caller's scenario): application bytes delivered in order, per second.
+pub fn goodput_bps(sim: &Simulation, f: usize, from_s: u64, to_s: u64) -> f64 {
+    let iv = sim.spec.metrics.interval;
+    assert_eq!(iv, SECOND, "goodput_bps assumes 1 s bins");
+    let bins = sim.flows[f].metrics.goodput.bins();
+    let to = (to_s as usize).min(bins.len());
+    let bytes: u64 = bins[from_s as usize..to].iter().sum();
+    bytes as f64 * 8.0 / (to - from_s as usize) as f64
+}
+
+/// Jain's index (Σx)² / (n·Σx²).
+pub fn jain(xs: &[f64]) -> f64 {
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    s * s / (xs.len() as f64 * s2)
+}
+
+/// Map `f` over `items` on up to `threads` worker threads; results in input order.
+pub fn par_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1).min(items.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= items.len() {
+                    break;
+                }
+                let r = f(&items[i]);
+                out.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    out.into_inner().unwrap().into_iter().map(|r| r.expect("every item mapped")).collect()
+}
+
+/// Worker threads for parallel seeds: the machine's parallelism (CI has 2 cores).
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
+}
+
+pub fn secs(t: Time) -> f64 {
+    t as f64 / SECOND as f64
+}
