@@ -51,7 +51,7 @@ impl Rfc3550Jitter {
             let d = (arrived as i64 - self.prev_arrived as i64) - (sent as i64 - self.prev_sent as i64);
             self.j += ((d.unsigned_abs() as f64) - self.j) / 16.0;
             self.samples.push(self.j);
-            self.hist.record(self.j.round() as u64);
+            self.hist.record((self.j + 0.5) as u64); // J ≥ 0: round half up without a libm call
         }
         self.started = true;
         self.prev_sent = sent;

@@ -75,14 +75,17 @@ impl Stats {
     }
 }
 
-/// Online mean (running sum / count), population standard deviation (Welford), min and max.
-/// O(1) per sample, no allocation. Accessors return 0 when empty.
+/// Online mean, population standard deviation, min and max. O(1) per sample, no allocation and
+/// no division on the hot path: sums of the samples shifted by the first one (the "shifted
+/// data" variance algorithm, which avoids the cancellation of a plain sum of squares).
+/// Accessors return 0 when empty.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunningStats {
     count: u64,
-    sum: f64,  // the mean is sum / count: as exact as a plain sum
-    mean: f64, // Welford's running mean, used only for m2
-    m2: f64,
+    sum: f64,
+    shift: f64,
+    sum_shifted: f64,
+    sum_sq_shifted: f64,
     min: f64,
     max: f64,
 }
@@ -98,8 +101,9 @@ impl RunningStats {
         RunningStats {
             count: 0,
             sum: 0.0,
-            mean: 0.0,
-            m2: 0.0,
+            shift: 0.0,
+            sum_shifted: 0.0,
+            sum_sq_shifted: 0.0,
             min: f64::INFINITY,
             max: f64::NEG_INFINITY,
         }
@@ -107,11 +111,14 @@ impl RunningStats {
 
     #[inline]
     pub fn push(&mut self, x: f64) {
+        if self.count == 0 {
+            self.shift = x;
+        }
         self.count += 1;
         self.sum += x;
-        let d = x - self.mean;
-        self.mean += d / self.count as f64;
-        self.m2 += d * (x - self.mean);
+        let d = x - self.shift;
+        self.sum_shifted += d;
+        self.sum_sq_shifted += d * d;
         self.min = self.min.min(x);
         self.max = self.max.max(x);
     }
@@ -129,10 +136,11 @@ impl RunningStats {
     /// Population standard deviation (divides by n, like numpy's default).
     pub fn std(&self) -> f64 {
         if self.count == 0 {
-            0.0
-        } else {
-            (self.m2 / self.count as f64).max(0.0).sqrt()
+            return 0.0;
         }
+        let n = self.count as f64;
+        let m = self.sum_shifted / n;
+        (self.sum_sq_shifted / n - m * m).max(0.0).sqrt()
     }
     pub fn min(&self) -> f64 {
         if self.count == 0 {
@@ -158,10 +166,10 @@ impl RunningStats {
             *self = *o;
             return;
         }
-        let n = (self.count + o.count) as f64;
-        let d = o.mean - self.mean;
-        self.mean += d * o.count as f64 / n;
-        self.m2 += o.m2 + d * d * self.count as f64 * o.count as f64 / n;
+        // Re-express the other side's shifted sums relative to this side's shift.
+        let (k, c) = (o.shift - self.shift, o.count as f64);
+        self.sum_sq_shifted += o.sum_sq_shifted + 2.0 * k * o.sum_shifted + c * k * k;
+        self.sum_shifted += o.sum_shifted + c * k;
         self.count += o.count;
         self.sum += o.sum;
         self.min = self.min.min(o.min);
