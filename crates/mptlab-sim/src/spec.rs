@@ -5,6 +5,7 @@
 //! simulation builder consumes it without further checks. Plain data only; indices into the
 //! vectors are the ids used everywhere else.
 
+use crate::transport::tcp::TcpConfig;
 use mptlab_engine::Time;
 use serde::Serialize;
 
@@ -108,30 +109,9 @@ pub enum TransportSpec {
 pub struct TcpSpec {
     /// Congestion controller registry name, lower case, already validated.
     pub cc: String,
-    /// Maximum segment size (payload bytes). Wire size = mss + 40 (IPv4 + TCP headers).
-    pub mss: u32,
-    /// Run the three-way handshake before data (else the connection starts established).
-    pub handshake: bool,
-    /// SACK (RFC 2018) negotiated; without it loss recovery is NewReno (RFC 6582) or Reno.
-    pub sack: bool,
-    pub initial_cwnd_segments: u32,
-    pub min_rto: Time,
-    pub initial_rto: Time,
-    pub max_rto: Time,
-    pub delayed_ack: DelayedAckSpec,
-    /// Send buffer (bytes the application may have queued, unsent + unacknowledged).
-    pub send_buffer: u64,
-    /// Receive buffer (bytes held for the application, in order unread + out of order).
-    pub recv_buffer: u64,
-}
-
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct DelayedAckSpec {
-    pub enabled: bool,
-    /// ACK at least every `every` full-sized segments (RFC 1122/5681: 2).
-    pub every: u32,
-    /// Delayed-ACK timer (Linux minimum 40 ms; RFC 5681 allows up to 500 ms).
-    pub timeout: Time,
+    /// Connection parameters (MSS, SACK, RTO bounds, delayed ACKs, buffers, ...).
+    #[serde(flatten)]
+    pub config: TcpConfig,
 }
 
 #[derive(Clone, Debug, Serialize)]

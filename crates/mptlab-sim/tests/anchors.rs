@@ -113,7 +113,7 @@ fn padhye_run(p: f64, seed: u64, secs: u64) -> PadhyeRun {
         goodput_bps: goodput_bps(&sim, f, PADHYE_WARMUP_S, secs),
         srtt_s: fs["srtt_ms_mean"].as_f64().expect("srtt measured") / 1e3,
         t0_s: t0_sum / t0_n as f64,
-        wmax_segments: spec.send_buffer.min(spec.recv_buffer) as f64 / spec.mss as f64,
+        wmax_segments: spec.config.send_buffer.min(spec.config.recv_buffer) as f64 / spec.config.mss as f64,
         fast_recoveries: snd.stats.fast_recoveries,
         rtos: snd.stats.rto_count,
         data_loss: fs["loss_pct"].as_f64().unwrap() / 100.0,

@@ -360,7 +360,7 @@ fn check(sim: &Simulation, prev: &mut [Prev], toml: &str) -> Result<(), TestCase
         let fs = &sim.spec.flows[f];
         match (&flow.transport, &fs.transport) {
             (Transport::Tcp { snd, rcv }, TransportSpec::Tcp(t)) => {
-                let mss = t.mss as u64;
+                let mss = t.config.mss as u64;
                 prop_assert!(snd.cwnd() >= mss, "flow {} cwnd {} < MSS {} at t={}\n{}", f, snd.cwnd(), mss, now, toml);
                 // Exactly once, in order: the receiver hands the application exactly the bytes
                 // [0, rcv_nxt), each once (its count equals the in-order edge), ...
@@ -434,7 +434,7 @@ fn run_checked(sc: &ScenarioP, steps: &[i64]) -> Result<Simulation, TestCaseErro
     for (f, flow) in sim.flows.iter().enumerate() {
         if let TransportSpec::Tcp(t) = &sim.spec.flows[f].transport {
             for &w in flow.metrics.cwnd.points().1 {
-                prop_assert!(w >= t.mss as f64, "flow {} traced cwnd {} < MSS", f, w);
+                prop_assert!(w >= t.config.mss as f64, "flow {} traced cwnd {} < MSS", f, w);
             }
         }
     }
@@ -569,7 +569,7 @@ fn rtt_bound(sim: &Simulation, f: usize) -> Time {
         b += ls.delay + serialization_time(40 * 4 * sim.flows.len() as u64, ls.rate_bps);
     }
     let TransportSpec::Tcp(t) = &fs.transport else { unreachable!() };
-    b + t.delayed_ack.timeout + MICROSECOND
+    b + t.config.delayed_ack.timeout + MICROSECOND
 }
 
 /// Scenarios where ACKs are never lost: TCP flows only, all in the same direction (hosts[0] to
@@ -620,7 +620,7 @@ proptest! {
                     r.latest() <= bound && r.srtt().unwrap_or(0) <= bound,
                     "flow {} at {} ms: latest RTT sample {} ms, SRTT {:?} ms, physical bound {} ms (sack {}, {} retransmissions)\n{}",
                     f, t / MILLISECOND, r.latest() as f64 / 1e6, r.srtt().map(|s| s as f64 / 1e6), bound as f64 / 1e6,
-                    matches!(&sim.spec.flows[f].transport, TransportSpec::Tcp(t) if t.sack), snd.stats.retransmissions, toml
+                    matches!(&sim.spec.flows[f].transport, TransportSpec::Tcp(t) if t.config.sack), snd.stats.retransmissions, toml
                 );
             }
         }

@@ -8,6 +8,7 @@ use super::raw::{self, App, Scenario, Transport};
 use super::routes::{self, Router};
 use super::topology::Topology;
 use crate::spec::*;
+use crate::transport::tcp::{DelayedAck, TcpConfig};
 
 pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
     let topo = Topology::build(s)?;
@@ -175,20 +176,22 @@ fn transport(t: &Transport) -> TransportSpec {
     match t {
         Transport::Tcp { cc, tcp } => TransportSpec::Tcp(TcpSpec {
             cc: cc.clone(),
-            mss: tcp.mss.0 as u32,
-            handshake: tcp.handshake,
-            sack: tcp.sack,
-            initial_cwnd_segments: tcp.initial_cwnd,
-            min_rto: tcp.min_rto.0,
-            initial_rto: tcp.initial_rto.0,
-            max_rto: tcp.max_rto.0,
-            delayed_ack: DelayedAckSpec {
-                enabled: tcp.delayed_ack.enabled,
-                every: tcp.delayed_ack.every,
-                timeout: tcp.delayed_ack.timeout.0,
+            config: TcpConfig {
+                mss: tcp.mss.0 as u32,
+                handshake: tcp.handshake,
+                sack: tcp.sack,
+                initial_cwnd_segments: tcp.initial_cwnd,
+                min_rto: tcp.min_rto.0,
+                initial_rto: tcp.initial_rto.0,
+                max_rto: tcp.max_rto.0,
+                delayed_ack: DelayedAck {
+                    enabled: tcp.delayed_ack.enabled,
+                    every: tcp.delayed_ack.every,
+                    timeout: tcp.delayed_ack.timeout.0,
+                },
+                send_buffer: tcp.send_buffer.0,
+                recv_buffer: tcp.recv_buffer.0,
             },
-            send_buffer: tcp.send_buffer.0,
-            recv_buffer: tcp.recv_buffer.0,
         }),
         Transport::Udp { packet_size } => TransportSpec::Udp(UdpSpec {
             payload: (packet_size.0 - d::UDP_HEADER) as u32,

@@ -9,7 +9,7 @@ use crate::cc::{self, CcParams};
 use crate::net::{Link, Proto, RouteTable};
 use crate::spec::{AppSpec, RunSpec, TransportSpec};
 use crate::transport::segment::UDP_HEADER_BYTES;
-use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::udp::UdpReceiver;
 use mptlab_engine::{Arena, EventQueue, LazyTimer, RngStream, StreamId};
 
@@ -38,11 +38,11 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         let rng = RngStream::new(spec.seed, StreamId::named(STREAM_APP, &f.name));
         let (proto, transport, app) = match &f.transport {
             TransportSpec::Tcp(t) => {
-                let cfg = TcpConfig::from(t);
-                let cc = cc::build(&t.cc, CcParams { mss: t.mss, initial_cwnd_segments: t.initial_cwnd_segments })
+                let cfg = t.config;
+                let cc = cc::build(&t.cc, CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments })
                     .unwrap_or_else(|e| panic!("flow {}: {e} (the scenario layer validates names)", f.name));
                 let snd = TcpSender::new(cfg, cc);
-                let rcv = TcpReceiver::new(t.sack, t.delayed_ack, t.mss, t.recv_buffer, !t.handshake);
+                let rcv = TcpReceiver::new(cfg.sack, cfg.delayed_ack, cfg.mss, cfg.recv_buffer, !cfg.handshake);
                 (Proto::Tcp, Transport::Tcp { snd: Box::new(snd), rcv: Box::new(rcv) }, App::new(&f.app, None, rng))
             }
             TransportSpec::Udp(u) => {

@@ -48,6 +48,7 @@ fn defaults_are_filled_in() {
         panic!("bulk is tcp")
     };
     assert_eq!(tcp.cc, "newreno");
+    let tcp = &tcp.config;
     assert_eq!(
         (tcp.mss, tcp.initial_cwnd_segments, tcp.handshake, tcp.sack),
         (1460, 10, true, true)

@@ -1,10 +1,20 @@
-//! Per-connection TCP parameters (from the scenario's `[flows.<name>.tcp]` table).
+//! Per-connection TCP parameters (the scenario's `[flows.<name>.tcp]` table resolves to one).
 
-use crate::spec::{DelayedAckSpec, TcpSpec};
 use mptlab_engine::time::{MILLISECOND, SECOND};
 use mptlab_engine::Time;
+use serde::Serialize;
 
-#[derive(Clone, Copy, Debug)]
+/// Delayed-ACK policy of a receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct DelayedAck {
+    pub enabled: bool,
+    /// ACK at least every `every` full-sized segments (RFC 1122/5681: 2).
+    pub every: u32,
+    /// Delayed-ACK timer (Linux minimum 40 ms; RFC 5681 allows up to 500 ms).
+    pub timeout: Time,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
 pub struct TcpConfig {
     pub mss: u32,
     pub handshake: bool,
@@ -14,7 +24,7 @@ pub struct TcpConfig {
     pub min_rto: Time,
     pub initial_rto: Time,
     pub max_rto: Time,
-    pub delayed_ack: DelayedAckSpec,
+    pub delayed_ack: DelayedAck,
     pub send_buffer: u64,
     pub recv_buffer: u64,
 }
@@ -29,26 +39,9 @@ impl Default for TcpConfig {
             min_rto: 200 * MILLISECOND,
             initial_rto: SECOND,
             max_rto: 120 * SECOND,
-            delayed_ack: DelayedAckSpec { enabled: true, every: 2, timeout: 40 * MILLISECOND },
+            delayed_ack: DelayedAck { enabled: true, every: 2, timeout: 40 * MILLISECOND },
             send_buffer: 4_000_000,
             recv_buffer: 6_000_000,
-        }
-    }
-}
-
-impl From<&TcpSpec> for TcpConfig {
-    fn from(s: &TcpSpec) -> Self {
-        Self {
-            mss: s.mss,
-            handshake: s.handshake,
-            sack: s.sack,
-            initial_cwnd_segments: s.initial_cwnd_segments,
-            min_rto: s.min_rto,
-            initial_rto: s.initial_rto,
-            max_rto: s.max_rto,
-            delayed_ack: s.delayed_ack,
-            send_buffer: s.send_buffer,
-            recv_buffer: s.recv_buffer,
         }
     }
 }

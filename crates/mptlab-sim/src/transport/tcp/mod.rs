@@ -23,7 +23,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 
-pub use config::TcpConfig;
+pub use config::{DelayedAck, TcpConfig};
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sender::{SenderStats, TcpSender};

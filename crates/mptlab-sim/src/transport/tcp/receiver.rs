@@ -11,7 +11,7 @@
 //!   update is sent when the window opens by at least min(buffer/2, MSS) from a value below
 //!   buffer/2 (receiver-side SWS avoidance, RFC 1122 §4.2.3.3).
 
-use crate::spec::DelayedAckSpec;
+use super::config::DelayedAck;
 use crate::transport::segment::{SackBlock, TcpHeader, FLAG_ACK, FLAG_PROBE, FLAG_SYN, MAX_SACK_BLOCKS};
 use mptlab_engine::Time;
 
@@ -28,7 +28,7 @@ pub struct ReceiverStats {
 
 pub struct TcpReceiver {
     sack: bool,
-    delayed_ack: DelayedAckSpec,
+    delayed_ack: DelayedAck,
     mss: u32,
     buffer: u64,
     established: bool,
@@ -47,7 +47,7 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
-    pub fn new(sack: bool, delayed_ack: DelayedAckSpec, mss: u32, buffer: u64, established: bool) -> Self {
+    pub fn new(sack: bool, delayed_ack: DelayedAck, mss: u32, buffer: u64, established: bool) -> Self {
         Self {
             sack,
             delayed_ack,

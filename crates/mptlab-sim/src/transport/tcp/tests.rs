@@ -11,7 +11,7 @@ use super::receiver::TcpReceiver;
 use super::sender::{Phase, TcpSender};
 use super::TcpConfig;
 use crate::cc::{self, CcParams};
-use crate::spec::DelayedAckSpec;
+use super::config::DelayedAck;
 use crate::transport::segment::{SackBlock, TcpHeader, FLAG_ACK, FLAG_PROBE, FLAG_SYN, MAX_SACK_BLOCKS};
 use mptlab_engine::time::{MILLISECOND as MS, SECOND};
 use mptlab_engine::Time;
@@ -24,8 +24,8 @@ const DELAY: Time = 50 * MS;
 const RTT: Time = 2 * DELAY;
 const BIG_BUFFER: u64 = 1_000_000;
 
-fn delayed_ack(enabled: bool) -> DelayedAckSpec {
-    DelayedAckSpec { enabled, every: 2, timeout: 40 * MS }
+fn delayed_ack(enabled: bool) -> DelayedAck {
+    DelayedAck { enabled, every: 2, timeout: 40 * MS }
 }
 
 /// MSS 1000, no handshake, SACK, IW 10, delayed ACKs off (one ACK per segment).
