@@ -35,11 +35,11 @@ run: setup
 	$(MPTLAB) run scenarios/quickstart.toml --out runs/quickstart
 
 test: setup
-	cargo test --release --workspace
+	cargo test --workspace
 	$(PY) -m pytest -q tests/python
 
 test-rust:
-	cargo test --release --workspace
+	cargo test --workspace
 
 test-python: setup
 	$(PY) -m pytest -q tests/python

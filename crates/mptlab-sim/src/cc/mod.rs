@@ -1,17 +1,50 @@
 //! Congestion control: one narrow trait, one file per controller, one registry of names.
 //!
 //! The transport calls the hooks with `now` and event data; a controller answers with `window()`
-//! (bytes the sender may have in flight) and optionally `pacing_rate()`. The hooks are shaped for
-//! what comes next: BBR needs delivery-rate samples (`AckEvent::delivered` and friends), coupled
-//! multipath controllers will receive a read-only slice of subflow views in addition.
-//! On the per-packet path the transport holds an `AnyCc` enum (static dispatch); `build` is the
-//! one place a name becomes a controller.
+//! (bytes the sender may have in flight) and optionally `pacing_rate()`. Rate-based controllers
+//! get a delivery-rate sample with every ACK (`AckEvent::rate`, estimated by the transport per
+//! draft-cheng-iccrg-delivery-rate-estimation from state recorded with each segment when it was
+//! sent). Coupled multipath controllers will receive a read-only slice of subflow views in
+//! addition. On the per-packet path the transport holds an `AnyCc` enum (static dispatch);
+//! `CcConfig` (a name plus typed options) is the one place a scenario becomes a controller.
 
+pub mod bbr;
+pub mod bbr2;
+mod config;
+pub mod cubic;
+pub mod hystart;
+pub mod options;
 pub mod registry;
 pub mod reno;
+pub mod vegas;
+#[cfg(test)] mod fuzz;
 
 use mptlab_engine::Time;
+pub use config::{CcConfig, Options};
 pub use reno::Reno;
+
+/// One delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation-02 §3.3), taken from the
+/// most recently sent segment that this ACK newly delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// C.delivered when that segment was sent (BBR counts round trips with it).
+    pub prior_delivered: u64,
+    /// Bytes delivered between that segment's send and this ACK.
+    pub delivered: u64,
+    /// max(send_elapsed, ack_elapsed).
+    pub interval: Time,
+    /// delivered / interval in bytes per second; None when the interval is shorter than the
+    /// minimum RTT (the draft's invalid sample) or zero.
+    pub delivery_rate: Option<u64>,
+    /// The segment was sent while the sender was application-limited (§3.4).
+    pub is_app_limited: bool,
+    /// Bytes in flight just after that segment was sent (BBRv2's tx_in_flight).
+    pub tx_in_flight: u64,
+    /// Bytes marked lost between that segment's send and this ACK.
+    pub lost: u64,
+    /// RTT of that segment (now − its send time).
+    pub rtt: Time,
+}
 
 /// What an acknowledgment did, as the controller needs it.
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,6 +70,13 @@ pub struct AckEvent {
     /// sender must not grow its window.
     pub cwnd_limited: bool,
     pub mss: u32,
+    /// Bytes newly marked lost while processing this ACK.
+    pub bytes_lost: u64,
+    /// The connection's totals: bytes ever delivered (C.delivered) and ever marked lost.
+    pub delivered_total: u64,
+    pub lost_total: u64,
+    /// The delivery-rate sample of this ACK, if it newly delivered data.
+    pub rate: Option<RateSample>,
 }
 
 /// A loss event: entering fast recovery, or a retransmission timeout.
@@ -71,7 +111,8 @@ pub trait CongestionControl {
     /// Congestion window in bytes.
     fn window(&self) -> u64;
     fn ssthresh(&self) -> u64;
-    /// Pacing rate in bytes per second, if this controller paces.
+    /// Pacing rate in payload bytes per second (the unit of `RateSample` and of the window;
+    /// headers are not charged), if this controller paces.
     fn pacing_rate(&self) -> Option<u64> {
         None
     }
@@ -79,6 +120,21 @@ pub trait CongestionControl {
     /// instead of on the full ACK of the recovery point (NewReno, RFC 6582).
     fn exits_recovery_on_partial_ack(&self) -> bool {
         false
+    }
+    /// Bytes the sender may release back to back while pacing (BBR's send_quantum); None lets
+    /// the transport use min(rate · 1 ms, 64 KB), at least 2 segments.
+    fn send_quantum(&self) -> Option<u64> {
+        None
+    }
+    /// Whether the transport applies Proportional Rate Reduction (RFC 6937) during fast
+    /// recovery. Controllers that set their own window in recovery (BBR's packet conservation)
+    /// return false, as Linux skips PRR for controllers with `cong_control`.
+    fn uses_prr(&self) -> bool {
+        true
+    }
+    /// The controller's current state (for state-machine controllers), for traces and tests.
+    fn state_name(&self) -> &'static str {
+        "open"
     }
     fn metrics(&self) -> CcMetrics {
         CcMetrics { cwnd: self.window(), ssthresh: self.ssthresh(), pacing_rate: self.pacing_rate() }
@@ -88,12 +144,21 @@ pub trait CongestionControl {
 /// Static dispatch over every controller (the per-packet path never goes through `dyn`).
 pub enum AnyCc {
     Reno(Reno),
+    Cubic(cubic::Cubic),
+    // BBR's state is large; boxing keeps the enum (and every TCP sender) small.
+    Bbr(Box<bbr::Bbr>),
+    Bbr2(Box<bbr2::Bbr2>),
+    Vegas(vegas::Vegas),
 }
 
 macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
             AnyCc::Reno($c) => $e,
+            AnyCc::Cubic($c) => $e,
+            AnyCc::Bbr($c) => $e,
+            AnyCc::Bbr2($c) => $e,
+            AnyCc::Vegas($c) => $e,
         }
     };
 }
@@ -130,6 +195,15 @@ impl CongestionControl for AnyCc {
     fn exits_recovery_on_partial_ack(&self) -> bool {
         dispatch!(self, c => c.exits_recovery_on_partial_ack())
     }
+    fn send_quantum(&self) -> Option<u64> {
+        dispatch!(self, c => c.send_quantum())
+    }
+    fn state_name(&self) -> &'static str {
+        dispatch!(self, c => c.state_name())
+    }
+    fn uses_prr(&self) -> bool {
+        dispatch!(self, c => c.uses_prr())
+    }
 }
 
 /// Parameters every controller is built with.
@@ -137,16 +211,4 @@ impl CongestionControl for AnyCc {
 pub struct CcParams {
     pub mss: u32,
     pub initial_cwnd_segments: u32,
-}
-
-/// Build a controller from its registry name (already validated by the scenario layer).
-pub fn build(name: &str, p: CcParams) -> Result<AnyCc, String> {
-    match registry::resolve(registry::CONGESTION_CONTROLLERS, name) {
-        Some("reno") => Ok(AnyCc::Reno(Reno::new(p, reno::Recovery::Reno))),
-        Some("newreno") => Ok(AnyCc::Reno(Reno::new(p, reno::Recovery::NewReno))),
-        _ => Err(format!(
-            "unknown congestion controller '{name}' (valid: {})",
-            registry::names(registry::CONGESTION_CONTROLLERS).join(", ")
-        )),
-    }
 }

@@ -27,6 +27,10 @@ pub struct TcpConfig {
     pub delayed_ack: DelayedAck,
     pub send_buffer: u64,
     pub recv_buffer: u64,
+    /// Pace every controller, like Linux with the fq qdisc (`tcp_update_pacing_rate`):
+    /// rate = cwnd / SRTT × 2 in slow start, × 1.2 after. Controllers with their own pacing rate
+    /// (BBR) pace regardless.
+    pub pacing: bool,
 }
 
 impl Default for TcpConfig {
@@ -42,6 +46,7 @@ impl Default for TcpConfig {
             delayed_ack: DelayedAck { enabled: true, every: 2, timeout: 40 * MILLISECOND },
             send_buffer: 4_000_000,
             recv_buffer: 6_000_000,
+            pacing: false,
         }
     }
 }

@@ -12,12 +12,15 @@
 //! - delayed ACKs (RFC 5681 §4.2 / RFC 1122 §4.2.3.2): every `every`-th full segment or a timer,
 //!   immediately on out-of-order or gap-filling data
 //! - send and receive buffers, flow control, zero-window probes (RFC 9293 §3.8.6.1)
-//! - pacing: when the controller returns a rate, segments leave no earlier than an
-//!   earliest-departure time
+//! - delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation) for rate-based
+//!   controllers, see `rate.rs`
+//! - pacing: when the controller returns a rate, segments leave at that rate in bursts of at
+//!   most one send quantum (see `sender.rs`)
 //! Not modelled: FIN/close, Nagle (senders behave as TCP_NODELAY), urgent data, timestamps'
 //! wire bytes, sequence-number wrap.
 
 pub mod config;
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;

@@ -9,6 +9,7 @@
 //! episode and the work per ACK stays O(SACK ranges) in steady state.
 
 use super::super::segment::SackBlock;
+use super::rate::TxState;
 use mptlab_engine::Time;
 use std::collections::VecDeque;
 
@@ -28,6 +29,8 @@ pub struct SegMeta {
     pub len: u32,
     pub flags: u8,
     pub sent_at: Time,
+    /// Delivery state at the last transmission (for rate samples).
+    pub tx: TxState,
 }
 
 impl SegMeta {
@@ -49,6 +52,9 @@ pub struct Delivered {
     pub rtt_sent_at: Option<Time>,
     /// Latest (re)transmission time among newly delivered segments (RACK's xmit_ts).
     pub newest_sent_at: Option<Time>,
+    /// Transmission state and send time of the most recently sent newly delivered segment
+    /// (the one a delivery-rate sample is taken from).
+    pub newest_tx: Option<(TxState, Time)>,
     /// The cumulative ACK covered retransmitted data: Karn's rule (RFC 6298 §3, Linux
     /// `FLAG_RETRANS_DATA_ACKED`) then forbids a sample from the cumulatively acked segments,
     /// since the ACK may have been triggered by the retransmission.
@@ -65,6 +71,9 @@ impl Delivered {
     fn add(&mut self, s: &SegMeta, cumulative: bool) {
         self.bytes += s.len as u64;
         self.newest_sent_at = newest(self.newest_sent_at, s.sent_at);
+        if self.newest_tx.is_none_or(|(t, at)| (s.tx.delivered, s.sent_at) >= (t.delivered, at)) {
+            self.newest_tx = Some((s.tx, s.sent_at));
+        }
         if s.has(EVER_RETRANS) {
             self.cum_covered_retransmission |= cumulative;
         } else if cumulative {
@@ -90,6 +99,8 @@ pub struct Scoreboard {
     pub sacked: u64,
     pub lost: u64,
     pub retrans: u64,
+    /// Bytes ever marked lost (C.lost of the rate estimator; never decreases).
+    pub lost_total: u64,
     lost_marked_upto: u64,
     lost_top: u64,
     retx_scan: u64,
@@ -129,8 +140,8 @@ impl Scoreboard {
     }
 
     #[inline]
-    pub fn push(&mut self, seq: u64, len: u32, now: Time) {
-        self.segs.push_back(SegMeta { seq, len, flags: 0, sent_at: now });
+    pub fn push(&mut self, seq: u64, len: u32, now: Time, tx: TxState) {
+        self.segs.push_back(SegMeta { seq, len, flags: 0, sent_at: now, tx });
     }
 
     fn index_of(&self, seq: u64) -> usize {
@@ -224,6 +235,7 @@ impl Scoreboard {
         }
         self.segs[i].flags |= LOST;
         self.lost += s.len as u64;
+        self.lost_total += s.len as u64;
         self.retx_scan = self.retx_scan.min(s.seq);
         self.lost_top = self.lost_top.max(s.end());
     }
@@ -257,10 +269,6 @@ impl Scoreboard {
         if !self.segs.is_empty() {
             self.mark_lost_index(0);
         }
-    }
-
-    pub fn first_is_lost(&self) -> bool {
-        self.segs.front().is_some_and(|s| s.has(LOST))
     }
 
     /// Retransmission timeout: every un-SACKed segment is lost and no retransmission is in
@@ -337,11 +345,12 @@ impl Scoreboard {
     }
 
     #[inline]
-    pub fn on_retransmit(&mut self, i: usize, now: Time) -> (u64, u32) {
+    pub fn on_retransmit(&mut self, i: usize, now: Time, tx: TxState) -> (u64, u32) {
         let s = &mut self.segs[i];
         debug_assert!(s.flags & RETRANS == 0);
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
+        s.tx = tx;
         if self.retrans == 0 {
             self.retrans_from = s.seq;
         }

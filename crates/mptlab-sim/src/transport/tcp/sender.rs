@@ -7,6 +7,9 @@
 //! - Entering recovery and a NewReno partial ACK retransmit the first lost segment at once,
 //!   whatever the pipe (RFC 6675 (4.3), RFC 6582 §3.2 steps 2 and 5); later retransmissions
 //!   and new data wait for cwnd − pipe ≥ 1 SMSS.
+//! - During fast recovery the window is set per ACK by Proportional Rate Reduction (RFC 6937
+//!   §3.1, PRR-SSRB, as Linux `tcp_cwnd_reduction`) instead of jumping to ssthresh, unless the
+//!   controller runs its own recovery (`CongestionControl::uses_prr`, false for BBR).
 //! - Without SACK, each duplicate ACK counts one segment as having left the network (Linux's
 //!   `tcp_add_reno_sack`), which gives RFC 3042 limited transmit and the window inflation of
 //!   RFC 6582 without a separate inflated cwnd.
@@ -18,10 +21,11 @@
 //!   sender whose cumulative ACK is stuck after an RTO does not open its window on SACKs.
 
 use super::config::TcpConfig;
+use super::rate::RateEstimator;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard, DUP_THRESH};
 use crate::cc::{AckEvent, AnyCc, CongestionControl, LossEvent};
-use crate::transport::segment::{TcpHeader, FLAG_ACK, FLAG_PROBE, FLAG_SYN, TCP_HEADER_BYTES};
+use crate::transport::segment::{TcpHeader, FLAG_ACK, FLAG_PROBE, FLAG_SYN};
 use mptlab_engine::time::SECOND;
 use mptlab_engine::Time;
 
@@ -77,6 +81,15 @@ pub struct TcpSender {
     syn_sent_at: Time,
     syn_retransmitted: bool,
     cwnd_limited: bool,
+    rate: RateEstimator,
+    /// Controller state changes (time, new state): rare, so kept in full for traces and tests.
+    cc_states: Vec<(Time, &'static str)>,
+    /// RFC 6937 state: bytes delivered and sent since recovery began, the FlightSize at its
+    /// start, and the window PRR allows after the latest ACK.
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
+    prr_cwnd: u64,
     /// Partial ACKs seen in the current NewReno recovery.
     partial_acks: u32,
     /// New data sent on duplicate ACKs before recovery (RFC 3042 limited transmit).
@@ -115,6 +128,12 @@ impl TcpSender {
             rack_xmit_ts: 0,
             limited_transmit_bytes: 0,
             partial_acks: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            prr_cwnd: 0,
+            rate: RateEstimator::default(),
+            cc_states: Vec::new(),
             stats: SenderStats::default(),
         }
     }
@@ -210,6 +229,20 @@ impl TcpSender {
         &self.sb
     }
 
+    /// Every state the controller entered, with the time (STYLE: state changes as events).
+    pub fn cc_state_changes(&self) -> &[(Time, &'static str)] {
+        &self.cc_states
+    }
+
+    /// Record the controller's state if it changed (called after every controller hook).
+    #[inline]
+    fn note_cc_state(&mut self, now: Time) {
+        let state = self.cc.state_name();
+        if self.cc_states.last().is_none_or(|(_, s)| *s != state) {
+            self.cc_states.push((now, state));
+        }
+    }
+
     /// The earliest of the sender's timers (RTO, persist, pacing).
     #[inline]
     pub fn deadline(&self) -> Option<Time> {
@@ -232,15 +265,77 @@ impl TcpSender {
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
         }
-        if let Some(rate) = self.cc.pacing_rate() {
-            let gap = (len + TCP_HEADER_BYTES) as u128 * SECOND as u128 / rate.max(1) as u128;
+        if let Some(rate) = self.pacing_rate() {
+            // Earliest departure time of the next segment at the pacing rate (payload bytes per
+            // second, the unit of the delivery-rate estimator and of cwnd).
+            let gap = len as u128 * SECOND as u128 / rate.max(1) as u128;
             self.pace_at = self.pace_at.max(now) + gap as Time;
+        }
+        if self.phase == Phase::Recovery {
+            self.prr_out += len as u64;
         }
         self.cc.on_packet_sent(now, len, self.in_flight());
     }
 
+    /// The window that limits sending now: PRR's during fast recovery, else the controller's.
+    #[inline]
+    fn send_window(&self) -> u64 {
+        if self.phase == Phase::Recovery && self.cc.uses_prr() {
+            self.prr_cwnd
+        } else {
+            self.cc.window()
+        }
+    }
+
+    /// RFC 6937 §3.1 on an ACK during recovery: how much may be sent in reply, as a window.
+    fn update_prr(&mut self, delivered_data: u64) {
+        let mss = self.cfg.mss as u64;
+        self.prr_delivered += delivered_data;
+        let pipe = self.in_flight();
+        let ssthresh = self.cc.ssthresh();
+        let sndcnt = if pipe > ssthresh {
+            // Proportional rate reduction: CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out.
+            let target = (self.prr_delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs.max(1) as u128) as u64;
+            target.saturating_sub(self.prr_out)
+        } else {
+            // Slow-start reduction bound (PRR-SSRB).
+            let limit = self.prr_delivered.saturating_sub(self.prr_out).max(delivered_data) + mss;
+            (ssthresh - pipe).min(limit)
+        };
+        self.prr_cwnd = pipe + sndcnt;
+    }
+
+    /// The controller's pacing rate, else (with `pacing` on) Linux's internal pacing rate:
+    /// cwnd / SRTT scaled by 200% in slow start and 120% in congestion avoidance
+    /// (sysctl tcp_pacing_ss_ratio / tcp_pacing_ca_ratio), bytes per second.
+    #[inline]
+    fn pacing_rate(&self) -> Option<u64> {
+        if let Some(r) = self.cc.pacing_rate() {
+            return Some(r);
+        }
+        if !self.cfg.pacing {
+            return None;
+        }
+        let srtt = self.rtt.srtt()?.max(1);
+        let cwnd = self.cc.window();
+        let ratio = if cwnd < self.cc.ssthresh() / 2 { 2.0 } else { 1.2 };
+        Some((cwnd as f64 * ratio * SECOND as f64 / srtt as f64) as u64)
+    }
+
+    /// Pacing lets a burst of up to one send quantum leave at once (like Linux's TSO-sized
+    /// bursts, and BBR's send_quantum): the sender waits only when its earliest departure time
+    /// is more than one quantum's worth of time ahead. Default quantum: min(rate · 1 ms, 64 KB),
+    /// at least two segments (draft-cardwell-iccrg-bbr-congestion-control §4.2.3).
+    #[inline]
+    fn pacing_slack(&self, rate: u64) -> Time {
+        let mss = self.cfg.mss as u64;
+        let quantum = self.cc.send_quantum().unwrap_or_else(|| (rate / 1000).clamp(2 * mss, 65_536));
+        (quantum as u128 * SECOND as u128 / rate.max(1) as u128) as Time
+    }
+
     fn retransmit(&mut self, now: Time, i: usize, out: &mut Vec<TcpHeader>) {
-        let (seq, len) = self.sb.on_retransmit(i, now);
+        let tx = self.rate.on_send(now, self.in_flight(), self.sb.get(i).len, self.sb.lost_total);
+        let (seq, len) = self.sb.on_retransmit(i, now, tx);
         self.stats.retransmissions += 1;
         self.emit(now, seq, len, out);
     }
@@ -252,9 +347,12 @@ impl TcpSender {
         }
         let mss = self.cfg.mss as u64;
         loop {
-            if self.cc.pacing_rate().is_some() && now < self.pace_at {
-                self.pacing_wait = Some(self.pace_at);
-                return;
+            if let Some(rate) = self.pacing_rate() {
+                let slack = self.pacing_slack(rate);
+                if self.pace_at > now + slack {
+                    self.pacing_wait = Some(self.pace_at - slack);
+                    return;
+                }
             }
             self.pacing_wait = None;
             if self.force_retransmit {
@@ -265,7 +363,7 @@ impl TcpSender {
                 }
             }
             let pipe = self.in_flight();
-            if pipe + mss > self.cc.window() {
+            if pipe + mss > self.send_window() {
                 self.cwnd_limited = true;
                 return;
             }
@@ -293,7 +391,8 @@ impl TcpSender {
                 if self.phase == Phase::Open && self.dupacks > 0 {
                     self.limited_transmit_bytes += len;
                 }
-                self.sb.push(seq, len as u32, now);
+                let tx = self.rate.on_send(now, self.in_flight(), len as u32, self.sb.lost_total);
+                self.sb.push(seq, len as u32, now, tx);
                 self.snd_nxt += len;
                 self.emit(now, seq, len as u32, out);
                 continue;
@@ -304,6 +403,8 @@ impl TcpSender {
                     continue;
                 }
             }
+            // Out of application data with room in the window: application-limited.
+            self.rate.on_app_limited(self.in_flight());
             self.cwnd_limited = false;
             return;
         }
@@ -348,6 +449,7 @@ impl TcpSender {
         let window_changed = h.wnd != self.snd_wnd;
         let mut d = Delivered::default();
         let bytes_acked = ack.saturating_sub(self.snd_una);
+        let lost_before = self.sb.lost_total;
         if advanced {
             self.sb.ack_to(ack, &mut d);
             self.snd_una = ack;
@@ -386,7 +488,14 @@ impl TcpSender {
         }
         let was_in_recovery = self.phase == Phase::Recovery;
         self.update_recovery(now, advanced);
+        if self.phase == Phase::Recovery {
+            // DeliveredData (RFC 6937 §3): newly ACKed or SACKed bytes; without SACK the change
+            // in snd.una, or one segment per duplicate ACK.
+            let delivered_data = if self.cfg.sack { d.bytes } else if is_dup { mss } else { bytes_acked };
+            self.update_prr(delivered_data);
+        }
 
+        let rate = self.rate.on_ack(now, d.bytes, d.newest_tx, self.sb.lost_total, self.rtt.min_rtt());
         let in_flight = self.in_flight();
         let cwnd = self.cc.window();
         let slow_start = cwnd < self.cc.ssthresh();
@@ -405,7 +514,12 @@ impl TcpSender {
             in_recovery: was_in_recovery || self.phase == Phase::Recovery,
             cwnd_limited,
             mss: self.cfg.mss,
+            bytes_lost: self.sb.lost_total - lost_before,
+            delivered_total: self.rate.delivered,
+            lost_total: self.sb.lost_total,
+            rate,
         });
+        self.note_cc_state(now);
 
         // RFC 6298 (5.2)/(5.3): stop the timer when all is acknowledged, restart on new data;
         // during NewReno recovery only on the first partial ACK (RFC 6582 §3.2 step 5, the
@@ -428,6 +542,7 @@ impl TcpSender {
             Phase::Recovery | Phase::Loss if self.snd_una >= self.recovery_point => {
                 if self.phase == Phase::Recovery {
                     self.cc.on_recovery_exit(now);
+                    self.note_cc_state(now);
                 }
                 self.phase = Phase::Open;
                 self.dup_sacked = 0;
@@ -439,6 +554,7 @@ impl TcpSender {
                     self.dup_sacked = 0;
                     self.dupacks = 0;
                     self.cc.on_recovery_exit(now);
+                    self.note_cc_state(now);
                 } else {
                     // NewReno partial ACK (RFC 6582 §3.2 step 5): retransmit the next hole now.
                     self.sb.mark_first_lost();
@@ -451,7 +567,11 @@ impl TcpSender {
         if self.phase != Phase::Open {
             return;
         }
-        let loss = if self.cfg.sack { self.sb.first_is_lost() } else { self.dupacks >= DUP_THRESH as u32 };
+        // With SACK, recovery starts as soon as any segment is deemed lost and not yet repaired
+        // (RFC 6675 IsLost anywhere in the window, as Linux `tcp_time_to_recover`: lost_out > 0),
+        // not only when the first one is: a hole further up must also reduce the window before
+        // it is retransmitted.
+        let loss = if self.cfg.sack { self.sb.next_lost().is_some() } else { self.dupacks >= DUP_THRESH as u32 };
         if loss {
             self.phase = Phase::Recovery;
             self.recovery_point = self.snd_nxt;
@@ -459,7 +579,12 @@ impl TcpSender {
             // RFC 5681 §3.2 step 2: data sent by limited transmit is not part of FlightSize.
             let flight_size = (self.snd_nxt - self.snd_una).saturating_sub(self.limited_transmit_bytes);
             self.limited_transmit_bytes = 0;
+            // RFC 6937: RecoverFS = snd.nxt − snd.una when recovery starts.
+            self.recover_fs = self.snd_nxt - self.snd_una;
+            self.prr_delivered = 0;
+            self.prr_out = 0;
             self.cc.on_congestion_event(&LossEvent { now, flight_size, mss: self.cfg.mss, during_recovery: false });
+            self.note_cc_state(now);
             self.partial_acks = 0;
             if !self.cfg.sack {
                 self.sb.mark_first_lost();
@@ -501,6 +626,7 @@ impl TcpSender {
         self.stats.rto_count += 1;
         let during_recovery = self.phase != Phase::Open;
         self.cc.on_rto(&LossEvent { now, flight_size: self.snd_nxt - self.snd_una, mss: self.cfg.mss, during_recovery });
+        self.note_cc_state(now);
         self.sb.mark_all_lost();
         self.dup_sacked = 0;
         self.dupacks = 0;

@@ -10,7 +10,7 @@
 use super::receiver::TcpReceiver;
 use super::sender::{Phase, TcpSender};
 use super::TcpConfig;
-use crate::cc::{self, CcParams};
+use crate::cc::CcParams;
 use super::config::DelayedAck;
 use crate::transport::segment::{SackBlock, TcpHeader, FLAG_ACK, FLAG_PROBE, FLAG_SYN, MAX_SACK_BLOCKS};
 use mptlab_engine::time::{MILLISECOND as MS, SECOND};
@@ -103,7 +103,7 @@ struct Pair {
 
 impl Pair {
     fn new(cfg: TcpConfig, cc_name: &str, rcv_buffer: u64) -> Self {
-        let cc = cc::build(cc_name, CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments })
+        let cc = crate::cc::CcConfig::default_for(cc_name).ok_or("unknown controller").map(|c| c.build(CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments }))
             .expect("known controller");
         Self {
             now: 0,
