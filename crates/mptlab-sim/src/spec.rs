@@ -5,6 +5,7 @@
 //! simulation builder consumes it without further checks. Plain data only; indices into the
 //! vectors are the ids used everywhere else.
 
+use crate::cc::CcConfig;
 use crate::transport::tcp::TcpConfig;
 use mptlab_engine::Time;
 use serde::Serialize;
@@ -107,8 +108,8 @@ pub enum TransportSpec {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct TcpSpec {
-    /// Congestion controller registry name, lower case, already validated.
-    pub cc: String,
+    /// The congestion controller and its options, already validated.
+    pub cc: CcConfig,
     /// Connection parameters (MSS, SACK, RTO bounds, delayed ACKs, buffers, ...).
     #[serde(flatten)]
     pub config: TcpConfig,

@@ -78,5 +78,7 @@ pub const fn tcp() -> TcpOpts {
         },
         send_buffer: Size(4_000_000),
         recv_buffer: Size(6_000_000),
+        // Linux paces only with the fq qdisc or a pacing controller (BBR paces regardless).
+        pacing: false,
     }
 }

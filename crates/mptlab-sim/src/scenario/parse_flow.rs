@@ -8,7 +8,9 @@ use super::errors::{fail, Result, ScenarioError};
 use super::raw::{App, DelayedAck, Flow, TcpOpts, Transport};
 use super::reader::{self as r, kinded, Tbl};
 use super::units::Size;
+use crate::cc::options::OptValue;
 use crate::cc::registry::{self, CONGESTION_CONTROLLERS};
+use crate::cc::CcConfig;
 use toml::Value;
 
 const FLOW: &[&str] = &[
@@ -23,6 +25,7 @@ const FLOW: &[&str] = &[
     "path",
     "packet_size",
     "tcp",
+    "cc_options",
 ];
 pub const PROTOCOLS: &[&str] = &["tcp", "udp"];
 const TCP: &[&str] = &[
@@ -36,6 +39,7 @@ const TCP: &[&str] = &[
     "delayed_ack",
     "send_buffer",
     "recv_buffer",
+    "pacing",
 ];
 const DELAYED_ACK: &[&str] = &["enabled", "every", "timeout"];
 /// Application kinds with their keys besides `kind`.
@@ -112,15 +116,43 @@ fn tcp_transport(t: &Tbl) -> Result<Transport> {
                 .with_choices(registry::names(CONGESTION_CONTROLLERS))
         })
     })?;
+    let mut cc = CcConfig::default_for(cc).expect("every registry name has a config");
+    if let Some(v) = t.get("cc_options") {
+        cc_options(&t.key("cc_options"), v, &mut cc)?;
+    }
     let tcp = t.or("tcp", d::tcp(), tcp_opts)?;
-    Ok(Transport::Tcp {
-        cc: cc.to_string(),
-        tcp,
-    })
+    Ok(Transport::Tcp { cc, tcp })
+}
+
+/// `cc_options = { key = value, ... }`: options of the chosen controller.
+fn cc_options(path: &str, v: &Value, cc: &mut CcConfig) -> Result<()> {
+    let Value::Table(map) = v else {
+        return fail(path, format!("expected a table of options, found {}", r::type_name(v)));
+    };
+    for (k, val) in map {
+        let key = format!("{path}.{k}");
+        let names = cc.option_names();
+        if !names.contains(&k.as_str()) {
+            let reason = if names.is_empty() {
+                format!("`{}` has no options", cc.name())
+            } else {
+                format!("unknown option for `{}`", cc.name())
+            };
+            return Err(ScenarioError::new(&key, reason).with_choices(names.to_vec()));
+        }
+        let value = match val {
+            Value::Boolean(b) => OptValue::Bool(*b),
+            Value::Integer(i) => OptValue::Num(*i as f64),
+            Value::Float(x) => OptValue::Num(*x),
+            other => return fail(&key, format!("expected a number or a boolean, found {}", r::type_name(other))),
+        };
+        cc.set(k, value).map_err(|reason| ScenarioError::new(&key, reason))?;
+    }
+    Ok(())
 }
 
 fn udp_transport(t: &Tbl) -> Result<Transport> {
-    for k in ["cc", "tcp"] {
+    for k in ["cc", "cc_options", "tcp"] {
         if t.has(k) {
             return fail(
                 t.key(k),
@@ -185,6 +217,7 @@ fn tcp_opts(key: &str, v: &Value) -> Result<TcpOpts> {
         delayed_ack: t.or("delayed_ack", def.delayed_ack, delayed_ack)?,
         send_buffer: t.or("send_buffer", def.send_buffer, buffer)?,
         recv_buffer: t.or("recv_buffer", def.recv_buffer, buffer)?,
+        pacing: t.or("pacing", def.pacing, r::boolean)?,
     };
     for (k, v) in [("min_rto", opts.min_rto), ("initial_rto", opts.initial_rto)] {
         if v.0 > opts.max_rto.0 {

@@ -2,6 +2,7 @@
 //! resolved to ids. Serialising it gives the canonical scenario (`Loaded::canonical`): maps are
 //! `BTreeMap`s and units print in one canonical spelling, so equal scenarios give equal JSON.
 
+use crate::cc::CcConfig;
 use super::units::{Dur, Limit, Rate, Size};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -116,7 +117,12 @@ pub struct Flow {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "protocol", rename_all = "lowercase")]
 pub enum Transport {
-    Tcp { cc: String, tcp: TcpOpts },
+    /// `cc` echoes the controller name and every option, defaults filled in.
+    Tcp {
+        #[serde(flatten)]
+        cc: CcConfig,
+        tcp: TcpOpts,
+    },
     Udp { packet_size: Size },
 }
 
@@ -151,6 +157,7 @@ pub struct TcpOpts {
     pub delayed_ack: DelayedAck,
     pub send_buffer: Size,
     pub recv_buffer: Size,
+    pub pacing: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]

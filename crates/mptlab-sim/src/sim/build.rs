@@ -5,7 +5,7 @@ use super::flow::{Flow, FlowMetrics, Transport};
 use super::results::LinkTrace;
 use super::{Ev, PacketCounts, Simulation};
 use crate::apps::App;
-use crate::cc::{self, CcParams};
+use crate::cc::CcParams;
 use crate::net::{Link, Proto, RouteTable};
 use crate::spec::{AppSpec, RunSpec, TransportSpec};
 use crate::transport::segment::UDP_HEADER_BYTES;
@@ -39,8 +39,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         let (proto, transport, app) = match &f.transport {
             TransportSpec::Tcp(t) => {
                 let cfg = t.config;
-                let cc = cc::build(&t.cc, CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments })
-                    .unwrap_or_else(|e| panic!("flow {}: {e} (the scenario layer validates names)", f.name));
+                let cc = t.cc.build(CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments });
                 let snd = TcpSender::new(cfg, cc);
                 let rcv = TcpReceiver::new(cfg.sack, cfg.delayed_ack, cfg.mss, cfg.recv_buffer, !cfg.handshake);
                 (Proto::Tcp, Transport::Tcp { snd: Box::new(snd), rcv: Box::new(rcv) }, App::new(&f.app, None, rng))

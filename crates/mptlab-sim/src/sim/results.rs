@@ -115,7 +115,7 @@ impl Simulation {
                         let srtt = m.srtt.points().1;
                         let srtt_mean = if srtt.is_empty() { Value::Null } else { json!(srtt.iter().sum::<f64>() / srtt.len() as f64) };
                         (
-                            json!(t.cc),
+                            json!(t.cc.name()),
                             json!({
                                 "retransmissions": snd.stats.retransmissions,
                                 "rto_count": snd.stats.rto_count,

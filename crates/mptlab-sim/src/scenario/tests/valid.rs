@@ -47,7 +47,7 @@ fn defaults_are_filled_in() {
     let TransportSpec::Tcp(tcp) = &bulk.transport else {
         panic!("bulk is tcp")
     };
-    assert_eq!(tcp.cc, "newreno");
+    assert_eq!(tcp.cc.name(), "newreno");
     let tcp = &tcp.config;
     assert_eq!(
         (tcp.mss, tcp.initial_cwnd_segments, tcp.handshake, tcp.sack),
@@ -428,7 +428,7 @@ fn overrides_change_values() {
     let TransportSpec::Tcp(tcp) = &spec.flows[0].transport else {
         panic!()
     };
-    assert_eq!(tcp.cc, "newreno");
+    assert_eq!(tcp.cc.name(), "newreno");
     assert!(matches!(
         spec.flows[3].app,
         AppSpec::Cbr {

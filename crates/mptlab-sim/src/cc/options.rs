@@ -1,0 +1,28 @@
+//! Typed controller options from a scenario's `cc_options` table. Each controller's config lists
+//! its option names and applies values one by one; an error names the reason and the scenario
+//! layer adds the key path and the valid names.
+
+/// An option value as written in the scenario.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OptValue {
+    Bool(bool),
+    Num(f64),
+}
+
+impl OptValue {
+    pub fn boolean(self) -> Result<bool, String> {
+        match self {
+            OptValue::Bool(b) => Ok(b),
+            OptValue::Num(_) => Err("expected true or false".into()),
+        }
+    }
+
+    /// A number in [lo, hi].
+    pub fn number(self, lo: f64, hi: f64) -> Result<f64, String> {
+        match self {
+            OptValue::Num(x) if x >= lo && x <= hi => Ok(x),
+            OptValue::Num(x) => Err(format!("{x} is out of range [{lo}, {hi}]")),
+            OptValue::Bool(_) => Err("expected a number".into()),
+        }
+    }
+}
