@@ -61,7 +61,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             transport,
             app,
             backlog: 0,
-            timers: [LazyTimer::default(); 2],
+            timers: [LazyTimer::default(); 3],
             metrics: FlowMetrics::new(interval, trace_every, duration),
         });
     }

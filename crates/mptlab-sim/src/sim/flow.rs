@@ -58,8 +58,8 @@ pub struct Flow {
     pub app: App,
     /// Bytes the application produced that the transport has not accepted yet.
     pub backlog: u64,
-    /// Endpoint timers: [sender, receiver].
-    pub timers: [LazyTimer; 2],
+    /// Endpoint timers: [sender RTO/persist, receiver delayed ACK, sender pacing].
+    pub timers: [LazyTimer; 3],
     pub metrics: FlowMetrics,
 }
 

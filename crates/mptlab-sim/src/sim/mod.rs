@@ -3,7 +3,8 @@
 //! driven through its sans-IO interface.
 //!
 //! Endpoint numbering: flow f has route 2f (data, ends at its receiver) and route 2f+1 (ACKs,
-//! ends at its sender); endpoint e is the end of route e, and its timer is `timers[e & 1]` of
+//! ends at its sender); endpoint e is the end of route e. Timer events carry 3·flow + slot, with
+//! slots SENDER (RTO/persist), RECEIVER (delayed ACK) and PACER (sender pacing).
 //! flow e/2 ... with index 0 = sender (route 2f+1's end), 1 = receiver (route 2f's end).
 
 mod build;
@@ -24,6 +25,8 @@ use mptlab_engine::{Arena, EventQueue, Handle, Time};
 /// Endpoint roles within a flow (index into `Flow::timers`).
 pub const SENDER: usize = 0;
 pub const RECEIVER: usize = 1;
+/// Timer slot of the sender's pacing wait.
+pub const PACER: usize = 2;
 
 /// Packet accounting for the conservation invariant: created = delivered + dropped + live.
 #[derive(Clone, Copy, Debug, Default)]
@@ -270,17 +273,27 @@ impl Simulation {
         self.scratch = out;
     }
 
-    /// Align an endpoint's engine timer with its transport's earliest deadline.
+    /// Align an endpoint's engine timers with its transport's deadlines.
     #[inline]
     fn sync_timer(&mut self, f: usize, role: usize) {
-        let flow = &mut self.flows[f];
-        let Transport::Tcp { snd, rcv } = &flow.transport else { return };
-        let deadline = if role == SENDER { snd.deadline() } else { rcv.deadline() };
-        let timer = &mut flow.timers[role];
+        let Transport::Tcp { snd, rcv } = &self.flows[f].transport else { return };
+        if role == SENDER {
+            let (d, p) = (snd.deadline(), snd.pacing_deadline());
+            self.arm(f, SENDER, d);
+            self.arm(f, PACER, p);
+        } else {
+            let d = rcv.deadline();
+            self.arm(f, RECEIVER, d);
+        }
+    }
+
+    #[inline]
+    fn arm(&mut self, f: usize, slot: usize, deadline: Option<Time>) {
+        let timer = &mut self.flows[f].timers[slot];
         match deadline {
             Some(d) => {
                 if let Arm::Schedule { at, generation } = timer.set(d) {
-                    let ep = (2 * f + role) as u32;
+                    let ep = (3 * f + slot) as u32;
                     self.queue.schedule(at.max(self.queue.now()), Ev::Timer { ep, generation });
                 }
             }
@@ -289,8 +302,9 @@ impl Simulation {
     }
 
     fn on_timer(&mut self, now: Time, ep: u32, generation: u32) {
-        let (f, role) = ((ep / 2) as usize, (ep % 2) as usize);
-        match self.flows[f].timers[role].on_event(now, generation) {
+        let (f, slot) = ((ep / 3) as usize, (ep % 3) as usize);
+        let role = if slot == RECEIVER { RECEIVER } else { SENDER };
+        match self.flows[f].timers[slot].on_event(now, generation) {
             Fired::Stale => {}
             Fired::Rearm { at, generation } => self.queue.schedule(at, Ev::Timer { ep, generation }),
             Fired::Expired => {

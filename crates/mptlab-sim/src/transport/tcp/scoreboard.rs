@@ -106,6 +106,8 @@ pub struct Scoreboard {
     retx_scan: u64,
     /// No segment below this sequence number carries RETRANS.
     retrans_from: u64,
+    /// No segment below this sequence number is eligible for NextSeg rule 3.
+    rule3_from: u64,
 }
 
 impl Scoreboard {
@@ -336,12 +338,21 @@ impl Scoreboard {
     }
 
     /// RFC 6675 NextSeg rule 3: the lowest un-SACKed, not-retransmitted segment below the highest
-    /// SACKed byte (used when there is neither a lost segment nor new data to send).
-    pub fn next_unsacked_below_high_sack(&self) -> Option<usize> {
+    /// SACKed byte (used when there is neither a lost segment nor new data to send). A segment
+    /// passed over never becomes eligible again (it stays SACKed or retransmitted, or becomes
+    /// lost and is rule 1's), so the scan resumes where the last one stopped.
+    pub fn next_unsacked_below_high_sack(&mut self) -> Option<usize> {
         let high = self.ranges.last()?.1;
-        (0..self.segs.len())
-            .take_while(|&i| self.segs[i].end() <= high)
-            .find(|&i| self.segs[i].flags & (SACKED | RETRANS) == 0)
+        let mut i = self.index_of(self.rule3_from);
+        while i < self.segs.len() && self.segs[i].end() <= high {
+            if self.segs[i].flags & (SACKED | RETRANS) == 0 {
+                self.rule3_from = self.segs[i].seq;
+                return Some(i);
+            }
+            i += 1;
+        }
+        self.rule3_from = self.rule3_from.max(high);
+        None
     }
 
     #[inline]

@@ -90,6 +90,8 @@ pub struct TcpSender {
     prr_out: u64,
     recover_fs: u64,
     prr_cwnd: u64,
+    /// Nanoseconds per payload byte at the current pacing rate (None: not pacing).
+    pacing_ns_per_byte: Option<f64>,
     /// Partial ACKs seen in the current NewReno recovery.
     partial_acks: u32,
     /// New data sent on duplicate ACKs before recovery (RFC 3042 limited transmit).
@@ -128,6 +130,7 @@ impl TcpSender {
             rack_xmit_ts: 0,
             limited_transmit_bytes: 0,
             partial_acks: 0,
+            pacing_ns_per_byte: None,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -243,10 +246,17 @@ impl TcpSender {
         }
     }
 
-    /// The earliest of the sender's timers (RTO, persist, pacing).
+    /// The earlier of the retransmission and persist timers.
     #[inline]
     pub fn deadline(&self) -> Option<Time> {
-        [self.rto_at, self.persist_at, self.pacing_wait].into_iter().flatten().min()
+        [self.rto_at, self.persist_at].into_iter().flatten().min()
+    }
+
+    /// When pacing lets the next segment leave, if the sender is waiting for it. Kept apart from
+    /// `deadline` so that a pacing wait never disturbs the far-away RTO event (and vice versa).
+    #[inline]
+    pub fn pacing_deadline(&self) -> Option<Time> {
+        self.pacing_wait
     }
 
     // ----- sending ----------------------------------------------------------------------
@@ -265,11 +275,10 @@ impl TcpSender {
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
         }
-        if let Some(rate) = self.pacing_rate() {
+        if let Some(ns_per_byte) = self.pacing_ns_per_byte {
             // Earliest departure time of the next segment at the pacing rate (payload bytes per
             // second, the unit of the delivery-rate estimator and of cwnd).
-            let gap = len as u128 * SECOND as u128 / rate.max(1) as u128;
-            self.pace_at = self.pace_at.max(now) + gap as Time;
+            self.pace_at = self.pace_at.max(now) + (len as f64 * ns_per_byte) as Time;
         }
         if self.phase == Phase::Recovery {
             self.prr_out += len as u64;
@@ -327,10 +336,10 @@ impl TcpSender {
     /// is more than one quantum's worth of time ahead. Default quantum: min(rate · 1 ms, 64 KB),
     /// at least two segments (draft-cardwell-iccrg-bbr-congestion-control §4.2.3).
     #[inline]
-    fn pacing_slack(&self, rate: u64) -> Time {
+    fn pacing_slack(&self, ns_per_byte: f64, rate: u64) -> Time {
         let mss = self.cfg.mss as u64;
         let quantum = self.cc.send_quantum().unwrap_or_else(|| (rate / 1000).clamp(2 * mss, 65_536));
-        (quantum as u128 * SECOND as u128 / rate.max(1) as u128) as Time
+        (quantum as f64 * ns_per_byte) as Time
     }
 
     fn retransmit(&mut self, now: Time, i: usize, out: &mut Vec<TcpHeader>) {
@@ -346,13 +355,17 @@ impl TcpSender {
             return;
         }
         let mss = self.cfg.mss as u64;
+        // The pacing rate and quantum hold for this whole burst: computed once, not per segment.
+        let rate = self.pacing_rate();
+        self.pacing_ns_per_byte = rate.map(|r| SECOND as f64 / r.max(1) as f64);
+        let slack = match (self.pacing_ns_per_byte, rate) {
+            (Some(ns), Some(r)) => self.pacing_slack(ns, r),
+            _ => 0,
+        };
         loop {
-            if let Some(rate) = self.pacing_rate() {
-                let slack = self.pacing_slack(rate);
-                if self.pace_at > now + slack {
-                    self.pacing_wait = Some(self.pace_at - slack);
-                    return;
-                }
+            if self.pacing_ns_per_byte.is_some() && self.pace_at > now + slack {
+                self.pacing_wait = Some(self.pace_at - slack);
+                return;
             }
             self.pacing_wait = None;
             if self.force_retransmit {
