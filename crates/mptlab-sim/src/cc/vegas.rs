@@ -9,17 +9,21 @@
 //! trip Vegas takes the smallest RTT measured during that round (`rtt`) and compares the
 //! window's expected rate, W/BaseRTT, with its actual rate, W/rtt:
 //!
-//!     diff = (Expected − Actual) · BaseRTT = W · (rtt − BaseRTT) / rtt        [packets]
+//! ```text
+//! diff = (Expected − Actual) · BaseRTT = W · (rtt − BaseRTT) / rtt        [packets]
+//! ```
 //!
 //! which is the number of the flow's packets sitting in bottleneck queues (actual rate times
 //! queueing delay). With W in packets:
 //!
-//!     congestion avoidance:  diff > beta  → W −= 1     (too much queued)
-//!                            diff < alpha → W += 1     (too little queued)
-//!                            otherwise      hold
-//!     slow start:            diff > gamma → W = min(W, ⌊W·BaseRTT/rtt⌋ + 1), ssthresh = W,
-//!                                           i.e. leave slow start at the actual rate
-//!                            otherwise      grow exponentially, but only every other round
+//! ```text
+//! congestion avoidance:  diff > beta  → W −= 1     (too much queued)
+//!                        diff < alpha → W += 1     (too little queued)
+//!                        otherwise      hold
+//! slow start:            diff > gamma → W = min(W, ⌊W·BaseRTT/rtt⌋ + 1), ssthresh = W,
+//!                                       i.e. leave slow start at the actual rate
+//!                        otherwise      grow exponentially, but only every other round
+//! ```
 //!
 //! ```text
 //!                 diff > gamma, or cwnd reaches ssthresh
