@@ -29,10 +29,12 @@ def peak_rss_mb() -> float:
     return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
 
 
-def measure(path: Path, name: str, seed: int | None = None) -> dict[str, object]:
+def measure(
+    path: Path, name: str, seed: int | None = None, overrides: list[tuple[str, str]] | None = None
+) -> dict[str, object]:
     text = path.read_text(encoding="utf-8")
     t0 = time.perf_counter()
-    sim = _core.Simulation(text, [], seed)
+    sim = _core.Simulation(text, overrides or [], seed)
     t1 = time.perf_counter()
     sim.advance(sim.duration_s)
     t2 = time.perf_counter()
@@ -62,9 +64,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("scenario", type=Path)
     ap.add_argument("--name", help="workload name to report (default: the file stem)")
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="scenario override, as `mptlab run --set` (repeatable)")
     args = ap.parse_args(argv)
+    overrides = [tuple(s.split("=", 1)) for s in args.sets]
+    if any(len(o) != 2 for o in overrides):
+        print("error: --set takes KEY=VALUE", file=sys.stderr)
+        return 2
     try:
-        row = measure(args.scenario, args.name or args.scenario.stem, args.seed)
+        row = measure(args.scenario, args.name or args.scenario.stem, args.seed, overrides)
     except (OSError, _core.ScenarioError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

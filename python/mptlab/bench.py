@@ -23,13 +23,30 @@ class Workload:
     name: str
     #: Scenario file, relative to the repository root.
     scenario: str
+    #: Scenario overrides (`--set key=value`) applied on top of the file.
+    overrides: tuple[tuple[str, str], ...] = ()
+    #: One line for `mptlab bench --help` and the docs.
+    about: str = ""
+
+
+def _cc(cc: str, *extra: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+    return (("flows.bulk.cc", cc), *extra)
+
 
 
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in (
-        Workload("W1", "scenarios/bench/w1.toml"),
-        Workload("W2", "scenarios/bench/w2.toml"),
+        Workload("W1", "scenarios/bench/w1.toml", about="1 NewReno flow, 1 Gbit/s, 20 ms RTT, 1 BDP"),
+        Workload("W2", "scenarios/bench/w2.toml", about="12 NewReno flows, 938 Mbit/s, 16 ms RTT, 1 BDP"),
+        Workload("W1-CUBIC", "scenarios/bench/w1.toml", _cc("cubic"), "W1 with CUBIC"),
+        Workload("W2-CUBIC", "scenarios/bench/w2.toml", _cc("cubic"), "W2 with CUBIC"),
+        Workload("W1-CUBIC-PACED", "scenarios/bench/w1.toml", _cc("cubic", ("flows.bulk.tcp.pacing", "true")),
+                 "W1 with CUBIC and Linux-style internal pacing"),
+        Workload("W2-CUBIC-PACED", "scenarios/bench/w2.toml", _cc("cubic", ("flows.bulk.tcp.pacing", "true")),
+                 "W2 with CUBIC and Linux-style internal pacing"),
+        Workload("W1-BBR", "scenarios/bench/w1.toml", _cc("bbr"), "W1 with BBR v1 (paced)"),
+        Workload("W2-BBR", "scenarios/bench/w2.toml", _cc("bbr"), "W2 with BBR v1 (paced)"),
     )
 }
 
@@ -73,6 +90,8 @@ def run_workload(w: Workload, seed: int | None = None) -> dict[str, Any]:
     """Measure one workload in a fresh interpreter; return the worker's JSON object."""
     path = repo_file(w.scenario)
     cmd = [sys.executable, "-m", "mptlab._benchworker", str(path), "--name", w.name]
+    for key, value in w.overrides:
+        cmd += ["--set", f"{key}={value}"]
     if seed is not None:
         cmd += ["--seed", str(seed)]
     proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -291,6 +291,8 @@ def _cell(v: Any) -> str:
         "Examples:\n\n"
         "  mptlab bench              all workloads\n\n"
         "  mptlab bench W1 --json    one workload, machine-readable\n\n"
+        "Workloads: W1, W2 (NewReno); W1-CUBIC, W2-CUBIC; W1-CUBIC-PACED, W2-CUBIC-PACED "
+        "(internal pacing on); W1-BBR, W2-BBR. See docs/cli.md.\n\n"
         "Run from the repository (scenario files are found under scenarios/bench/) "
         "or set MPTLAB_ROOT."
     )
