@@ -25,8 +25,9 @@ app = typer.Typer(
     name="mptlab",
     help=(
         "mptlab — a deterministic packet-level simulator for multipath transport research. "
-        "Today: TCP (Reno, NewReno; SACK) and UDP over links with drop-tail or CoDel queues "
-        "and random or bursty loss; MPTCP and multipath QUIC are being built.\n\n"
+        "Today: TCP (SACK; Reno, NewReno, CUBIC, BBR v1, BBRv3, Vegas) and UDP over links with "
+        "drop-tail or CoDel queues and random or bursty loss; MPTCP and multipath QUIC are "
+        "being built.\n\n"
         "A run is a pure function of (scenario, seed): the same scenario file and seed always "
         "give a byte-identical summary.json.\n\n"
         "Start here:\n\n"
