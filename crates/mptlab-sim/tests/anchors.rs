@@ -40,29 +40,9 @@ use std::time::Instant;
 const PADHYE_MSS: f64 = 1460.0;
 
 fn padhye_scenario(p: f64, secs: u64) -> String {
-    format!(
-        r#"
-[run]
-duration = "{secs}s"
-
-[nodes]
-hosts = ["src", "dst"]
-
-[links.path]
-between = ["src", "dst"]
-rate = "10Mbps"
-delay = "40ms"
-queue = {{ kind = "droptail", limit = "4bdp" }}
-loss = {{ model = "bernoulli", p = {p} }}
-reverse = {{ loss = "none" }}
-
-[flows.bulk]
-from = "src"
-to = "dst"
-cc = "newreno"
-app = "bulk"
-"#
-    )
+    let loss = format!("{{ model = \"bernoulli\", p = {p} }}");
+    OneLink { secs, link: "path", rate: "10Mbps", delay: "40ms", limit: "4bdp", loss: &loss, flow: "bulk", cc: "newreno", flow_extra: "", tcp: "" }
+        .toml()
 }
 
 /// Padhye et al. eq. (31), segments per second.
@@ -187,28 +167,9 @@ fn padhye_full_model_newreno_under_bernoulli_loss() {
 const UTIL_WARMUP_S: u64 = 5;
 
 fn utilisation_scenario(cc: &str, sack: bool, secs: u64) -> String {
-    format!(
-        r#"
-[run]
-duration = "{secs}s"
-
-[nodes]
-hosts = ["src", "dst"]
-
-[links.bottleneck]
-between = ["src", "dst"]
-rate = "1Gbps"
-delay = "10ms"
-queue = {{ kind = "droptail", limit = "1bdp" }}
-
-[flows.bulk]
-from = "src"
-to = "dst"
-cc = "{cc}"
-app = "bulk"
-tcp = {{ send_buffer = "64MB", recv_buffer = "64MB", sack = {sack} }}
-"#
-    )
+    let tcp = format!("{BIG_BUFFERS}, sack = {sack}");
+    OneLink { secs, link: "bottleneck", rate: "1Gbps", delay: "10ms", limit: "1bdp", loss: "", flow: "bulk", cc, flow_extra: "", tcp: &tcp }
+        .toml()
 }
 
 struct UtilRun {

@@ -16,33 +16,8 @@ use std::time::Instant;
 /// One BBR flow over one link `path` between two hosts (the link's queue is the bottleneck
 /// queue), 64 MB TCP buffers so that only the controller limits the window.
 fn scenario(secs: u64, rate: &str, one_way: &str, queue_limit: &str, loss: &str) -> String {
-    format!(
-        r#"
-[run]
-duration = "{secs}s"
-
-[nodes]
-hosts = ["src", "dst"]
-
-[links.path]
-between = ["src", "dst"]
-rate = "{rate}"
-delay = "{one_way}"
-queue = {{ kind = "droptail", limit = "{queue_limit}" }}
-loss = {loss}
-reverse = {{ loss = "none" }}
-
-[flows.f]
-from = "src"
-to = "dst"
-cc = "bbr"
-app = "bulk"
-
-[flows.f.tcp]
-send_buffer = "64MB"
-recv_buffer = "64MB"
-"#
-    )
+    OneLink { secs, link: "path", rate, delay: one_way, limit: queue_limit, loss, flow: "f", cc: "bbr", flow_extra: "", tcp: BIG_BUFFERS }
+        .toml()
 }
 
 /// Maximum goodput of a link of `rate_bps`: 1460 B of payload per 1500 B on the wire.

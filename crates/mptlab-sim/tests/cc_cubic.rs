@@ -28,32 +28,9 @@ const DURATION_S: u64 = 60;
 
 /// One flow `f` from `src` to `dst` over one duplex link with a 1-BDP drop-tail buffer.
 fn scenario(rate: &str, delay: &str, secs: u64, cc_options: &str) -> String {
-    format!(
-        r#"
-[run]
-duration = "{secs}s"
-
-[nodes]
-hosts = ["src", "dst"]
-
-[links.path]
-between = ["src", "dst"]
-rate = "{rate}"
-delay = "{delay}"
-queue = {{ kind = "droptail", limit = "1bdp" }}
-
-[flows.f]
-from = "src"
-to = "dst"
-cc = "cubic"
-cc_options = {{ {cc_options} }}
-app = "bulk"
-
-[flows.f.tcp]
-send_buffer = "64MB"
-recv_buffer = "64MB"
-"#
-    )
+    let extra = format!("cc_options = {{ {cc_options} }}");
+    OneLink { secs, link: "path", rate, delay, limit: "1bdp", loss: "", flow: "f", cc: "cubic", flow_extra: &extra, tcp: BIG_BUFFERS }
+        .toml()
 }
 
 /// Goodput over [WARMUP_S, DURATION_S) as a share of the link's maximum goodput.

@@ -97,3 +97,43 @@ pub fn threads() -> usize {
 pub fn secs(t: Time) -> f64 {
     t as f64 / SECOND as f64
 }
+
+/// One flow between hosts `src` and `dst` joined by one duplex link with a drop-tail queue: the
+/// topology of most single-controller tests. Fields are TOML fragments; `loss` and `flow_extra`
+/// are written only when non-empty, `tcp` is the flow's inline TCP option table.
+pub struct OneLink<'a> {
+    pub secs: u64,
+    pub link: &'a str,
+    pub rate: &'a str,
+    pub delay: &'a str,
+    pub limit: &'a str,
+    /// e.g. `{ model = "bernoulli", p = 0.01 }`; the reverse (ACK) direction stays lossless.
+    pub loss: &'a str,
+    pub flow: &'a str,
+    pub cc: &'a str,
+    /// Extra flow keys, e.g. `cc_options = { hystart = false }`.
+    pub flow_extra: &'a str,
+    /// Contents of the flow's `tcp = { ... }` table.
+    pub tcp: &'a str,
+}
+
+/// TCP buffers large enough that only the congestion controller limits the window.
+pub const BIG_BUFFERS: &str = r#"send_buffer = "64MB", recv_buffer = "64MB""#;
+
+impl OneLink<'_> {
+    pub fn toml(&self) -> String {
+        let mut t = format!(
+            "[run]\nduration = \"{}s\"\n\n[nodes]\nhosts = [\"src\", \"dst\"]\n\n[links.{}]\nbetween = [\"src\", \"dst\"]\n\
+             rate = \"{}\"\ndelay = \"{}\"\nqueue = {{ kind = \"droptail\", limit = \"{}\" }}\n",
+            self.secs, self.link, self.rate, self.delay, self.limit
+        );
+        if !self.loss.is_empty() {
+            t += &format!("loss = {}\nreverse = {{ loss = \"none\" }}\n", self.loss);
+        }
+        t += &format!(
+            "\n[flows.{}]\nfrom = \"src\"\nto = \"dst\"\ncc = \"{}\"\napp = \"bulk\"\n{}\ntcp = {{ {} }}\n",
+            self.flow, self.cc, self.flow_extra, self.tcp
+        );
+        t
+    }
+}
