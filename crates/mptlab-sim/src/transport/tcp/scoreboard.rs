@@ -137,10 +137,6 @@ impl Scoreboard {
         (outstanding + self.retrans).saturating_sub(self.sacked + self.lost)
     }
 
-    pub fn has_sack_info(&self) -> bool {
-        !self.ranges.is_empty()
-    }
-
     #[inline]
     pub fn push(&mut self, seq: u64, len: u32, now: Time, tx: TxState) {
         self.segs.push_back(SegMeta { seq, len, flags: 0, sent_at: now, tx });
