@@ -374,3 +374,8 @@ def _main(
 
 def main() -> None:
     app(prog_name="mptlab")
+
+
+# Commands defined in their own modules register themselves on `app`.
+from mptlab import cli_sweep  # noqa: E402,F401
+

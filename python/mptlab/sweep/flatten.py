@@ -1,0 +1,140 @@
+"""Turn one run's summary.json into flat store rows: one `runs` row, `flows` rows, `links` rows.
+
+The columns (documented in docs/sweeps.md) are plain numbers named after the summary fields,
+so SQL over the store reads like the summary: `goodput_mbps` is a run's aggregate goodput,
+`goodput_mbps__bulk` the same for flow group `bulk`, `queue_delay_ms__bottleneck` the mean
+queueing delay of link `bottleneck`. Per-entity columns use a double underscore so group and
+link names (which may contain single underscores) stay readable.
+
+Pure functions of the summary: the same run gives the same rows on any machine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
+    """Run-level metrics: aggregates over flows, then per group, protocol and link."""
+    flows = summary.get("flows", [])
+    row: dict[str, Any] = {
+        "flows": len(flows),
+        "goodput_mbps": sum(_stat(f, "goodput_mbps", "mean") or 0.0 for f in flows),
+        "jain": summary.get("jain_all_flows"),
+        "loss_pct": _loss_pct(summary.get("protocols", {}).values()),
+        "owd_ms": _weighted_mean(flows, "owd_ms"),
+        "jitter_ms": _mean(_stat(f, "jitter_ms", "mean") for f in flows),
+        "retransmissions": sum(f.get("retransmissions") or 0 for f in flows),
+        "rto_count": sum(f.get("rto_count") or 0 for f in flows),
+        "completion_time_s": _max(f.get("completion_time_s") for f in flows),
+    }
+    for g in summary.get("groups", []):
+        row[f"goodput_mbps__{g['name']}"] = g.get("goodput_mbps_total")
+        row[f"jain__{g['name']}"] = g.get("jain")
+    for name, p in sorted(summary.get("protocols", {}).items()):
+        row[f"loss_pct__{name}"] = p.get("loss_pct")
+    for link in summary.get("links", []):
+        if not link.get("packets"):
+            continue  # links that carried nothing would only add empty columns
+        name = link["name"]
+        row[f"throughput_mbps__{name}"] = _stat(link, "throughput_mbps", "mean")
+        row[f"utilization__{name}"] = _utilization(link)
+        row[f"queue_delay_ms__{name}"] = _stat(link, "queue_delay_ms", "mean")
+        row[f"drop_pct__{name}"] = link.get("drop_pct")
+    return row
+
+
+def flow_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per flow: its identity and its headline metrics."""
+    rows = []
+    for f in summary.get("flows", []):
+        rows.append(
+            {
+                "flow": f["name"],
+                "group": f.get("group"),
+                "protocol": f.get("protocol"),
+                "cc": f.get("cc"),
+                "src": f.get("src"),
+                "dst": f.get("dst"),
+                "goodput_mbps": _stat(f, "goodput_mbps", "mean"),
+                "goodput_mbps_p50": _stat(f, "goodput_mbps", "p50"),
+                "goodput_mbps_std": _stat(f, "goodput_mbps", "std"),
+                "jitter_ms": _stat(f, "jitter_ms", "mean"),
+                "jitter_ms_p95": _stat(f, "jitter_ms", "p95"),
+                "owd_ms": _stat(f, "owd_ms", "mean"),
+                "owd_ms_p95": _stat(f, "owd_ms", "p95"),
+                "owd_ms_p99": _stat(f, "owd_ms", "p99"),
+                "loss_pct": f.get("loss_pct"),
+                "srtt_ms": f.get("srtt_ms_mean"),
+                "retransmissions": f.get("retransmissions"),
+                "rto_count": f.get("rto_count"),
+                "completion_time_s": f.get("completion_time_s"),
+                "bytes_delivered": f.get("bytes_delivered"),
+            }
+        )
+    return rows
+
+
+def link_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per link direction that carried packets."""
+    rows = []
+    for link in summary.get("links", []):
+        if not link.get("packets"):
+            continue
+        rows.append(
+            {
+                "link": link["name"],
+                "from": link.get("from"),
+                "to": link.get("to"),
+                "rate_mbps": link.get("rate_mbps"),
+                "throughput_mbps": _stat(link, "throughput_mbps", "mean"),
+                "utilization": _utilization(link),
+                "queue_delay_ms": _stat(link, "queue_delay_ms", "mean"),
+                "queue_delay_ms_p95": _stat(link, "queue_delay_ms", "p95"),
+                "queue_pkts_max": link.get("queue_pkts_max"),
+                "drops": link.get("drops"),
+                "drop_pct": link.get("drop_pct"),
+                "jitter_ms": _stat(link, "jitter_ms", "mean"),
+            }
+        )
+    return rows
+
+
+def _stat(obj: dict[str, Any], key: str, stat: str) -> float | None:
+    block = obj.get(key)
+    return block.get(stat) if isinstance(block, dict) else None
+
+
+def _utilization(link: dict[str, Any]) -> float | None:
+    thr = _stat(link, "throughput_mbps", "mean")
+    rate = link.get("rate_mbps")
+    return thr / rate if thr is not None and rate else None
+
+
+def _loss_pct(protocols: Any) -> float | None:
+    sent = dropped = 0
+    for p in protocols:
+        sent += p.get("sent_packets") or 0
+        dropped += p.get("dropped_packets") or 0
+    return 100.0 * dropped / sent if sent else None
+
+
+def _weighted_mean(flows: list[dict[str, Any]], key: str) -> float | None:
+    """Mean over all samples of `key` (each flow's mean weighted by its sample count)."""
+    total = count = 0.0
+    for f in flows:
+        block = f.get(key)
+        if isinstance(block, dict) and block.get("count"):
+            total += block["mean"] * block["count"]
+            count += block["count"]
+    return total / count if count else None
+
+
+def _mean(values: Any) -> float | None:
+    xs = [v for v in values if v is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def _max(values: Any) -> float | None:
+    xs = [v for v in values if v is not None]
+    return max(xs) if xs else None
