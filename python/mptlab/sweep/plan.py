@@ -34,11 +34,21 @@ Keys are scenario key paths, as for ``mptlab run --set``. Written quoted (``"flo
 or as TOML dotted keys (``flows.bulk.cc``), they mean the same. Values are TOML values, so a
 string is quoted (``"reno"``) and a table is an inline table (``{ kind = "codel" }``).
 
+``[set]`` holds fixed overrides for every point, applied before the axes. A key there may also
+be swept (the ``[set]`` value then only completes the base, for example
+``"links.bottleneck.loss" = { model = "bernoulli", p = 0.01 }`` with an axis on
+``links.bottleneck.loss.p``); a ``[set]`` key inside a swept table is an error, since the axis
+would replace it. The ``overrides`` given to :func:`load_plan` (``mptlab sweep --set``) act as
+extra ``[set]`` entries given last, but may not touch a swept key.
+
+Column names (the results' parameter columns): from ``[names]``, else the last part of the key
+(``cc``, ``limit``); keys whose last parts are the same, or one of :data:`RESERVED_COLUMNS`,
+take the whole key with ``_`` for ``.`` (``links_access_s1_delay``).
+
 Points are the cross product of the axes: the ``[axes]`` entries in file order, then the zip
 groups, then the random sets (the first axis varies slowest), each point once per seed (seeds
-innermost). Every point carries its overrides in application order: ``[set]`` first (then the
-``overrides`` given to :func:`load_plan`, which replace a ``[set]`` entry of the same key),
-then one per axis key; ``_core.check(plan.base_text, point.overrides, point.seed)`` is the run.
+innermost). Every point carries all its overrides in application order, fixed ones first, then
+one per axis key: ``_core.check(plan.base_text, point.overrides, point.seed)`` is the run.
 
 Validation happens in :func:`load_plan`, before anything runs, and stops at the first problem
 with one :class:`PlanError` naming the key path in the plan file. The base scenario (with
@@ -308,7 +318,7 @@ def _build(text: str, path: Path | None, overrides: Overrides) -> Plan:
 
     base_text, base_path = _base(doc, path)
     seeds = _seeds(doc)
-    fixed, given = _fixed(doc, overrides)
+    fixed, given = _fixed(doc, overrides, _tables_of(base_text))
 
     axes: list[Axis] = []
     axes.extend(_list_axes(doc))
@@ -417,14 +427,14 @@ def _seeds(doc: dict[str, Any]) -> tuple[int | None, ...]:
 
 def _flatten(table: dict[str, Any], where: str, is_leaf=None) -> list[tuple[str, Any]]:
     """Dotted keys of a table: ``{"a": {"b": 1}, "c.d": 2}`` -> ``[("a.b", 1), ("c.d", 2)]``.
-    A nested table is descended into unless is_leaf(table) says it is a value."""
+    A nested table is descended into unless is_leaf(key, table) says it is a value."""
     out: list[tuple[str, Any]] = []
     seen: set[str] = set()
 
     def walk(t: dict[str, Any], prefix: str) -> None:
         for k, v in t.items():
             key = f"{prefix}{k}"
-            if isinstance(v, dict) and v and not (is_leaf and is_leaf(v)):
+            if isinstance(v, dict) and v and not (is_leaf and is_leaf(key, v)):
                 walk(v, key + ".")
                 continue
             if not k or any(not part.strip() for part in key.split(".")):
@@ -445,15 +455,40 @@ def _text(value: Any, where: str) -> str:
         raise PlanError(where, str(e)) from None
 
 
+def _tables_of(base_text: str) -> set[str]:
+    """The dotted keys of every table in the base scenario (empty if it is not TOML: the
+    engine says why later)."""
+    try:
+        doc = tomllib.loads(base_text)
+    except tomllib.TOMLDecodeError:
+        return set()
+    out: set[str] = set()
+
+    def walk(t: dict[str, Any], prefix: str) -> None:
+        for k, v in t.items():
+            if isinstance(v, dict):
+                out.add(prefix + k)
+                walk(v, f"{prefix}{k}.")
+
+    walk(doc, "")
+    return out
+
+
 def _fixed(
-    doc: dict[str, Any], overrides: Overrides
+    doc: dict[str, Any], overrides: Overrides, base_tables: set[str]
 ) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """The fixed overrides ([set], then `overrides`), and where each key came from
-    (``set.<key>`` or ``--set <key>``)."""
+    (``set.<key>`` or ``--set <key>``).
+
+    A table in [set] is read as dotted keys (merged into the scenario) where the base has a
+    table at that key, and as one inline-table value (replacing or creating it) where not:
+    ``run = { duration = "5s" }`` keeps ``run.seed``, ``"flows.bulk.app" = { kind = "cbr", ...
+    }`` replaces the string ``"bulk"``."""
     table = doc.get("set", {})
     if not isinstance(table, dict):
         raise PlanError("set", f"expected a table of key = value, got {_type(table)}")
-    fixed = [(k, _text(v, f"set.{k}")) for k, v in _flatten(table, "set")]
+    items = _flatten(table, "set", is_leaf=lambda key, _: key not in base_tables)
+    fixed = [(k, _text(v, f"set.{k}")) for k, v in items]
     where = {k: f"set.{k}" for k, _ in fixed}
     try:
         extra = normalize_overrides(overrides)
@@ -606,7 +641,7 @@ def _random_axes(doc: dict[str, Any]) -> list[Axis]:
         if not isinstance(keys_table, dict):
             raise PlanError(f"{label}.keys", f"expected a table, got {_type(keys_table)}")
         items = _flatten(
-            keys_table, f"{label}.keys", is_leaf=lambda t: any(f in t for f in RANDOM_KEY_FIELDS)
+            keys_table, f"{label}.keys", is_leaf=lambda _, t: any(f in t for f in RANDOM_KEY_FIELDS)
         )
         if not items:
             raise PlanError(f"{label}.keys", "no keys to draw")
