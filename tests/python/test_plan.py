@@ -512,3 +512,11 @@ def test_broken_plan_is_rejected_with_one_message(path):
     assert key in message and word.lower() in message.lower(), message
     assert message.startswith(e.value.key + ": ")
     assert "\n" not in message.strip()
+
+
+def test_engine_valid_list_is_kept_on_the_plan_error():
+    with pytest.raises(PlanError) as e:
+        load_plan(PLANS_DIR / "broken" / "unknown_cc.toml")
+    assert e.value.key == "axes.flows.bulk.cc[1]"
+    assert e.value.reason == "unknown congestion controller `foo`"
+    assert "bbr" in e.value.valid and "cubic" in e.value.valid

@@ -756,6 +756,14 @@ def _split(error: ScenarioError) -> tuple[str, str]:
     return (key, reason) if sep else ("", str(error))
 
 
+def _engine_error(key: str, reason: str) -> PlanError:
+    """A PlanError at `key` for an engine reason, its ``(valid: ...)`` tail as ``valid``."""
+    head, sep, tail = reason.rpartition(" (valid: ")
+    if sep and tail.endswith(")") and "(" not in tail:
+        return PlanError(key, head, [v.strip() for v in tail[:-1].split(",")])
+    return PlanError(key, reason)
+
+
 def _check(text: str, overrides: list[tuple[str, str]]) -> ScenarioError | None:
     try:
         _core.check(text, overrides, None)
@@ -767,21 +775,20 @@ def _check(text: str, overrides: list[tuple[str, str]]) -> ScenarioError | None:
 def _check_base(
     base_text: str, base_path: Path | None, fixed: list[tuple[str, str]], given: dict[str, str]
 ) -> None:
-    error = _check(base_text, [])
-    if error is not None:
-        if base_path is not None:
-            raise PlanError("base", f"{base_path} is not a valid scenario: {error}")
-        key, reason = _split(error)
-        raise PlanError("scenario" if key in ("", "<file>") else f"scenario.{key}", reason)
-    if not fixed:
-        return
+    """The base scenario with the fixed overrides must validate (the base alone need not: [set]
+    may complete a template)."""
     error = _check(base_text, fixed)
-    if error is not None:
-        key, reason = _split(error)
-        for k, _ in reversed(fixed):
-            if key == k or key.startswith(k + "."):
-                raise PlanError(f"{given[k]}{key[len(k):]}", reason)
+    if error is None:
+        return
+    key, reason = _split(error)
+    for k, _ in reversed(fixed):
+        if key == k or key.startswith(k + "."):
+            raise _engine_error(f"{given[k]}{key[len(k):]}", reason)
+    if fixed and _check(base_text, []) is None:
         raise PlanError("set", f"the scenario with [set] is invalid: {error}")
+    if base_path is not None:
+        raise PlanError("base", f"{base_path} is not a valid scenario: {error}")
+    raise _engine_error("scenario" if key in ("", "<file>") else f"scenario.{key}", reason)
 
 
 def _check_axes(base_text: str, fixed: list[tuple[str, str]], axes: list[Axis]) -> None:
@@ -820,16 +827,16 @@ def _axis_error(axis: Axis, j: int | None, error: ScenarioError) -> PlanError:
         if key == k or key.startswith(k + "."):
             rest = key[len(k):]
             if axis.kind == "list":
-                return PlanError(f"{axis.label}{at}{rest}", reason)
+                return _engine_error(f"{axis.label}{at}{rest}", reason)
             if axis.kind == "zip":
-                return PlanError(f"{axis.label}.{k}{at}{rest}", reason)
+                return _engine_error(f"{axis.label}.{k}{at}{rest}", reason)
             if j is None:
-                return PlanError(f"{axis.key_label(k)}{rest}", reason)
+                return _engine_error(f"{axis.key_label(k)}{rest}", reason)
             value = axis.texts[j][axis.keys.index(k)]
-            return PlanError(f"{axis.key_label(k)}{rest}", f"point {j} ({value}): {reason}")
+            return _engine_error(f"{axis.key_label(k)}{rest}", f"point {j} ({value}): {reason}")
         if k.startswith(key + "."):
             # The engine stopped at a table above the key (`nope: unknown key`).
-            return PlanError(axis.key_label(k), f"{key}: {reason}")
+            return _engine_error(axis.key_label(k), f"{key}: {reason}")
     shown = ", ".join(f"{k} = {t}" for k, t in axis.pairs(j if j is not None else 0))
     if j is None:
         return PlanError(axis.label, f"every value makes the scenario invalid, e.g. {shown}: {error}")
