@@ -140,7 +140,10 @@ def text_list_or_none(value: Any) -> list[str] | None:
 def width(value: Any) -> str | float | None:
     if value is None or value in ("single", "double"):
         return value
-    f = number_or_none(value)
+    try:
+        f = number_or_none(value)
+    except ValueError:
+        f = None
     if f is None or f <= 0 or f > 20:
         raise fail("", f"expected single, double or inches in (0, 20], got {value!r}",
                    ["single", "double"])
@@ -209,7 +212,9 @@ def require_column(frame: pd.DataFrame, option: str, column: str | None, *, nume
 
 
 def numeric_columns(frame: pd.DataFrame) -> list[str]:
-    return [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])]
+    """Columns that can be a measured value (identifiers such as seed and point left out)."""
+    return [c for c in frame.columns if c not in ID_COLUMNS and pd.api.types.is_numeric_dtype(frame[c])
+            and not pd.api.types.is_bool_dtype(frame[c])]
 
 
 def select_series(frame: pd.DataFrame, y: str, series: str | None) -> tuple[pd.DataFrame, str]:
