@@ -377,5 +377,5 @@ def main() -> None:
 
 
 # Commands defined in their own modules register themselves on `app`.
-from mptlab import cli_sweep  # noqa: E402,F401
+from mptlab import cli_report, cli_sweep  # noqa: E402,F401
 

@@ -134,7 +134,8 @@ def plan_meta(plan: Any, tasks: Sequence[Task]) -> dict[str, Any]:
         "plan_text": plan.text,
         "base_path": str(plan.base_path) if plan.base_path is not None else None,
         "base_text": plan.base_text,
-        "columns": dict(plan.columns),
+        # a list of [column, key] pairs: JSON objects lose their order under sort_keys
+        "columns": [[c, k] for c, k in plan.columns.items()],
         "describe": plan.describe(),
         "fingerprint": fingerprint,
         "mptlab_version": _core.version(),

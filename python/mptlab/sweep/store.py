@@ -171,7 +171,7 @@ class Store:
             con.close()
         return SweepData(
             name=meta.get("name", self.root.name),
-            params=list(meta.get("columns", {})),
+            params=[c for c, _ in meta.get("columns", [])],
             runs=frames["runs"],
             flows=frames["flows"],
             links=frames["links"],
@@ -222,7 +222,7 @@ class Store:
                 continue
 
     def _timeseries_sql(self) -> str:
-        params = list(self.meta().get("columns", {}))
+        params = [c for c, _ in self.meta().get("columns", [])]
         picked = ", ".join(["r.point", "r.seed", *(f'r."{p}"' for p in params)])
         files = list((self.root / TIMESERIES).glob("*.parquet"))
         if not files:  # no run succeeded (yet): an empty view with the usual columns
