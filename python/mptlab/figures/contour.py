@@ -24,8 +24,10 @@ from mptlab.figures.labels import label
 from mptlab.figures.spec import Option, Spec, boolean, boolean_or_none, fail, number_or_none, numbers, positive_int
 from mptlab.figures.style import SEQUENTIAL_CMAP
 
-#: Annotate heat-map cells by default up to this many cells per panel.
+#: Annotate heat-map cells by default up to this many cells per panel (and when the numbers fit).
 ANNOTATE_MAX_CELLS = 64
+#: Width of a 6-pt digit in inches (DejaVu Sans), for fitting cell annotations.
+ANNOTATION_CHAR_IN = 0.053
 
 
 def _cmap(value: Any) -> str:
@@ -87,8 +89,8 @@ def draw_heatmap(spec: Spec, y_order: list[Any]) -> Figure:
     xs, ys = spec.x_order, y_order
     means = cell_means(spec.frame, x, y, z) if spec.facet is None else None
     cells = len(xs) * len(ys)
-    annotate = spec.opts["annotate"] if spec.opts["annotate"] is not None else cells <= ANNOTATE_MAX_CELLS
-    fig, panel_list = layout.panels(spec, sharex=True, sharey=True, height=max(2.3, 0.22 * len(ys) + 0.9))
+    fig, panel_list = layout.panels(spec, sharex=True, sharey=True, height=max(2.3, 0.22 * len(ys) + 0.9),
+                                    wide=len(xs) > 6)
     grids = []
     for _, _, part in panel_list:
         m = means if means is not None else cell_means(part, x, y, z)
@@ -99,14 +101,19 @@ def draw_heatmap(spec: Spec, y_order: list[Any]) -> Figure:
             if xv in xi and yv in yi:
                 grid[yi[yv], xi[xv]] = zv
         grids.append(grid)
-    norm = _norm(spec, np.concatenate([g.ravel() for g in grids]))
+    values = np.concatenate([g.ravel() for g in grids])
+    norm = _norm(spec, values)
     cmap = mpl.colormaps[spec.opts["cmap"]].with_extremes(bad="#e8e8e8")
+    fmt = spec.opts["fmt"] or auto_format(values)
+    annotate = spec.opts["annotate"]
+    if annotate is None:
+        across = min(spec.opts.get("cols") or layout.DEFAULT_COLS, len(panel_list))
+        annotate = cells <= ANNOTATE_MAX_CELLS and _labels_fit(fig, across, len(xs), values, fmt)
     mesh = None
     for (_, ax, _), grid in zip(panel_list, grids):
         mesh = ax.pcolormesh(np.arange(len(xs) + 1) - 0.5, np.arange(len(ys) + 1) - 0.5,
                              np.ma.masked_invalid(grid), cmap=cmap, norm=norm, edgecolors="white", linewidth=0.5)
         if annotate:
-            fmt = spec.opts["fmt"] or auto_format(np.concatenate([g.ravel() for g in grids]))
             for (r, c), v in np.ndenumerate(grid):
                 if np.isfinite(v):
                     ax.text(c, r, format(v, fmt), ha="center", va="center", fontsize=6,
@@ -155,6 +162,15 @@ def draw_contour(spec: Spec) -> Figure:
     layout.axis_labels(spec, panel_list, x, y)
     _colorbar(fig, panel_list, filled, spec, z)
     return fig
+
+
+def _labels_fit(fig: Figure, across: int, columns: int, values: np.ndarray, fmt: str) -> bool:
+    """Whether the widest annotation fits in a cell (estimated before layout: the panels
+    share the figure width less about 1.3 in of tick labels and colour bar)."""
+    cell_in = (fig.get_figwidth() - 1.3) / across / max(columns, 1)
+    finite = values[np.isfinite(values)]
+    widest = max((len(format(v, fmt)) for v in finite), default=0)
+    return widest * ANNOTATION_CHAR_IN + 0.06 <= cell_in
 
 
 def auto_format(values: np.ndarray) -> str:

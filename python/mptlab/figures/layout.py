@@ -24,6 +24,8 @@ from mptlab.figures.spec import Spec
 
 #: Facet panels per row when `cols` is not given.
 DEFAULT_COLS = 3
+#: Height of one legend row, in inches (7-pt text plus spacing).
+LEGEND_ROW_IN = 0.16
 #: Average width of a 7-pt character in inches (DejaVu Sans), for fitting labels.
 CHAR_IN = 0.055
 
@@ -88,6 +90,9 @@ def hue_legend(fig: Figure, spec: Spec, handles: list[Any], labels: list[str], t
                    ncols=len(labels) + 1, handletextpad=0.4)
         return
     ncols = max(1, min(len(labels), int(usable // per_entry)))
+    rows = math.ceil(len(labels) / ncols)
+    # Grow the figure by the legend's extra rows so that the panels keep their height.
+    fig.set_figheight(fig.get_figheight() + LEGEND_ROW_IN * (rows - 1 + (1 if title else 0)))
     fig.legend(handles, labels, loc="outside upper center", ncols=ncols, title=title)
 
 
