@@ -413,3 +413,9 @@ def test_options_are_listed_per_kind():
     assert {"z", "levels", "annotate"} <= set(f.options("heatmap"))
     with pytest.raises(ValueError, match="^kind: unknown kind 'pies'"):
         f.options("pies")
+
+
+def test_seed_can_be_an_axis(sweep):
+    fig = figures().draw("heatmap", sweep.runs, x="seed", y="buffer", z="jain")
+    (ax,) = visible_axes(fig)
+    assert tick_texts(ax.xaxis) == ["1", "2"]

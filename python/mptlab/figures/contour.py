@@ -69,7 +69,7 @@ CONTOUR_OPTIONS = {
 
 def cell_means(rows: pd.DataFrame, x: str, y: str, z: str) -> pd.DataFrame:
     """Mean of z per (x, y), each seed counted once."""
-    keys = [x, y] + (["seed"] if "seed" in rows.columns else [])
+    keys = [x, y] + (["seed"] if "seed" in rows.columns and "seed" not in (x, y) else [])
     per_seed = rows.groupby(keys, sort=False)[z].mean().reset_index()
     return per_seed.groupby([x, y], sort=False)[z].mean().reset_index()
 
