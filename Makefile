@@ -20,6 +20,7 @@ PY := $(VENV)/bin/python
 MPTLAB := $(VENV)/bin/mptlab
 DEPS_STAMP := $(VENV)/.mptlab-deps
 BUILD_STAMP := $(VENV)/.mptlab-build
+SYSTEM_STAMP := $(VENV)/.mptlab-system
 # Rebuild the extension module whenever any of these changes.
 RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) pyproject.toml \
 	$(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
@@ -29,7 +30,7 @@ RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) pyproject.toml \
 help:
 	@sed -n 's/^#   //p' Makefile
 
-setup: $(BUILD_STAMP)
+setup: $(BUILD_STAMP) $(SYSTEM_STAMP)
 
 run: setup
 	$(MPTLAB) run scenarios/quickstart.toml --out runs/quickstart
@@ -88,6 +89,16 @@ $(DEPS_STAMP): pyproject.toml | $(PY)
 $(BUILD_STAMP): $(DEPS_STAMP) $(RUST_INPUTS)
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(VENV)/bin/maturin develop --release
 	$(PY) -c "import mptlab._core"
+	touch $@
+
+# Headless Chromium renders the HTML sweep report in the tests (Debian's chromium and
+# chromium-driver). Installed with apt-get when missing and we are root; otherwise say so.
+$(SYSTEM_STAMP): | $(PY)
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium and chromium-driver (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else echo "warning: chromium/chromedriver missing and cannot apt-get them; the report render test will be skipped"; fi
 	touch $@
 
 # --- cleaning ------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from mptlab.cli import EXIT_FAILED, app, fail, out_console
+from mptlab.cli import EXIT_FAILED, SetOption, _overrides, app, fail, out_console
 
 SweepDir = Annotated[Path, typer.Argument(metavar="SWEEP", help="A sweep folder (the --out of mptlab sweep).")]
 
@@ -46,6 +46,7 @@ def sweep(
             "cluster of N worker processes.",
         ),
     ] = None,
+    set_: SetOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and list the points; run nothing.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary line.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")] = False,
@@ -65,7 +66,7 @@ def sweep(
         except ValueError as e:
             fail(str(e))
     try:
-        loaded = load_plan(Path(plan))
+        loaded = load_plan(Path(plan), _overrides(set_))
     except PlanError as e:
         fail(str(e))
     except (OSError, UnicodeDecodeError) as e:

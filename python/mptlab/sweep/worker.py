@@ -62,7 +62,9 @@ def run_task(task: Task) -> Payload:
     except Exception as exc:  # noqa: BLE001 - any failure of one run is recorded, not raised
         return failed_payload(task, _message(exc), started, t0)
     row = _row(task, "ok", None, int(summary["seed"]), started, t0)
-    row.update(run_metrics(summary))
+    for name, value in run_metrics(summary).items():
+        # a parameter keeps its column; a metric of the same name moves aside
+        row[f"run_{name}" if name in task.params else name] = value
     files = encode_run(row, flow_rows(summary), link_rows(summary), table, summary_text(summary))
     return Payload(key=task.key, row=row, files=files)
 
