@@ -45,6 +45,18 @@ def plot(
                      "--kind timeseries, else runs)."),
     ] = None,
     where: Annotated[Optional[str], typer.Option("--where", help="SQL filter on the table, e.g. \"seed = 1\".")] = None,
+    series: Annotated[
+        Optional[str], typer.Option("--series", help="Time-series table: the series to draw (default: --y).")
+    ] = None,
+    opt: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--opt",
+            metavar="KEY=VALUE",
+            help="A kind's own option, repeatable: style=hist, error=std, levels=0.5, "
+            "order=reno,cubic, width=double, band=none, log=true (see docs/sweeps.md).",
+        ),
+    ] = None,
     title: Annotated[Optional[str], typer.Option("--title", help="Figure title.")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="File name stem (default: KIND-Y-by-X).")] = None,
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output folder.")] = Path("figures"),
@@ -68,6 +80,13 @@ def plot(
     except duckdb.Error as e:
         fail(f"--where: {str(e).splitlines()[0]}")
     opts: dict[str, Any] = {"z": z} if z else {}
+    if series:
+        opts["series"] = series
+    for item in opt or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            fail(f"--opt: expected KEY=VALUE (for example style=hist), got {item!r}")
+        opts[key.strip()] = value.strip()
     try:
         with publication_style():
             fig = draw(kind, frame, x=x, y=y, hue=hue, facet=facet, title=title, **opts)

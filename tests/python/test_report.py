@@ -103,6 +103,13 @@ def test_plot_command_draws_any_kind_from_a_sweep(sweep_dir: Path, tmp_path: Pat
                   "--y", "goodput_mbps", "--x", "duration", "--out", str(tmp_path))
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "distribution-goodput_mbps-by-duration.svg").exists()
+    res = _mptlab("plot", str(sweep_dir), "--kind", "bar", "--x", "start", "--y", "jain",
+                  "--opt", "error=std", "--opt", "width=double", "--name", "jain", "--out", str(tmp_path))
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "jain.png").exists()
+    bad = _mptlab("plot", str(sweep_dir), "--kind", "bar", "--x", "start", "--y", "jain",
+                  "--opt", "error=sem", "--out", str(tmp_path))
+    assert bad.returncode == 2 and "error" in bad.stderr and "ci95" in bad.stderr
     bad = _mptlab("plot", str(sweep_dir), "--kind", "bar", "--x", "nope", "--y", "goodput_mbps", "--out", str(tmp_path))
     assert bad.returncode == 2 and "nope" in bad.stderr and "valid" in bad.stderr
     bad = _mptlab("plot", str(sweep_dir), "--kind", "pie", "--y", "goodput_mbps", "--out", str(tmp_path))

@@ -65,7 +65,7 @@ def _figure(stem: str, fig: Any) -> dict[str, str]:
     """A figure as an <img> data URI (SVG, or PNG when the SVG is too large), then closed."""
     import matplotlib.pyplot as plt
 
-    title = fig.axes[0].get_title() if fig.axes and fig.axes[0].get_title() else stem.replace("_", " ")
+    title = stem.replace("_", " ")
     buf = io.BytesIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
     mime = "image/svg+xml"
@@ -75,7 +75,8 @@ def _figure(stem: str, fig: Any) -> dict[str, str]:
         mime = "image/png"
     plt.close(fig)
     uri = f"data:{mime};base64,{base64.b64encode(buf.getvalue()).decode('ascii')}"
-    return {"id": stem, "title": title, "caption": CAPTIONS.get(stem, ""), "src": uri}
+    caption = CAPTIONS.get(stem, "")
+    return {"id": stem, "title": caption or title, "caption": caption, "src": uri}
 
 
 #: What each standard figure shows (the figures module names them).
