@@ -80,5 +80,7 @@ pub const fn tcp() -> TcpOpts {
         recv_buffer: Size(6_000_000),
         // Linux paces only with the fq qdisc or a pacing controller (BBR paces regardless).
         pacing: false,
+        // Linux sends tail loss probes by default (net.ipv4.tcp_early_retrans = 3).
+        tlp: true,
     }
 }

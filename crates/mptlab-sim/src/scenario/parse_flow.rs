@@ -40,6 +40,7 @@ const TCP: &[&str] = &[
     "send_buffer",
     "recv_buffer",
     "pacing",
+    "tlp",
 ];
 const DELAYED_ACK: &[&str] = &["enabled", "every", "timeout"];
 /// Application kinds with their keys besides `kind`.
@@ -218,6 +219,7 @@ fn tcp_opts(key: &str, v: &Value) -> Result<TcpOpts> {
         send_buffer: t.or("send_buffer", def.send_buffer, buffer)?,
         recv_buffer: t.or("recv_buffer", def.recv_buffer, buffer)?,
         pacing: t.or("pacing", def.pacing, r::boolean)?,
+        tlp: t.or("tlp", def.tlp, r::boolean)?,
     };
     for (k, v) in [("min_rto", opts.min_rto), ("initial_rto", opts.initial_rto)] {
         if v.0 > opts.max_rto.0 {

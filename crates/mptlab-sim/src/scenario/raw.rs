@@ -158,6 +158,7 @@ pub struct TcpOpts {
     pub send_buffer: Size,
     pub recv_buffer: Size,
     pub pacing: bool,
+    pub tlp: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -192,6 +192,7 @@ fn transport(t: &Transport) -> TransportSpec {
                 send_buffer: tcp.send_buffer.0,
                 recv_buffer: tcp.recv_buffer.0,
                 pacing: tcp.pacing,
+                tlp: tcp.tlp,
             },
         }),
         Transport::Udp { packet_size } => TransportSpec::Udp(UdpSpec {

@@ -66,6 +66,7 @@ fn defaults_are_filled_in() {
         (true, 2, 40 * MILLISECOND)
     );
     assert_eq!((tcp.send_buffer, tcp.recv_buffer), (4_000_000, 6_000_000));
+    assert_eq!((tcp.pacing, tcp.tlp), (false, true), "Linux defaults: no fq pacing, tail loss probes on");
     let cross = &spec.flows[1];
     let TransportSpec::Udp(udp) = &cross.transport else {
         panic!("cross is udp")
@@ -418,6 +419,7 @@ fn overrides_change_values() {
         ("run.duration", "\"5s\""),
         ("run.seed", "42"),
         ("flows.cross.app.rate", "2.5Mbps"),
+        ("flows.bulk.tcp.tlp", "false"),
     ])
     .spec;
     assert_eq!(link(&spec, "bottleneck").rate_bps, 50_000_000);
@@ -429,6 +431,7 @@ fn overrides_change_values() {
         panic!()
     };
     assert_eq!(tcp.cc.name(), "newreno");
+    assert!(!tcp.config.tlp);
     assert!(matches!(
         spec.flows[3].app,
         AppSpec::Cbr {

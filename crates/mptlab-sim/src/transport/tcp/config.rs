@@ -31,6 +31,9 @@ pub struct TcpConfig {
     /// rate = cwnd / SRTT × 2 in slow start, × 1.2 after. Controllers with their own pacing rate
     /// (BBR) pace regardless.
     pub pacing: bool,
+    /// Tail loss probes (RFC 8985 §7, see `tlp.rs`); Linux's default (tcp_early_retrans = 3).
+    /// Needs SACK: without it no probe is ever scheduled.
+    pub tlp: bool,
 }
 
 impl Default for TcpConfig {
@@ -47,6 +50,7 @@ impl Default for TcpConfig {
             send_buffer: 4_000_000,
             recv_buffer: 6_000_000,
             pacing: false,
+            tlp: true,
         }
     }
 }

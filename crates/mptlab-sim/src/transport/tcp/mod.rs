@@ -9,6 +9,7 @@
 //!   NewReno (RFC 6582) or Reno (RFC 5681 §3.2), with duplicate ACKs counted as in Linux's SACK
 //!   emulation for non-SACK peers
 //! - RTO per RFC 6298 with exponential backoff and Karn's rule
+//! - tail loss probes (RFC 8985 §7), see `tlp.rs`
 //! - delayed ACKs (RFC 5681 §4.2 / RFC 1122 §4.2.3.2): every `every`-th full segment or a timer,
 //!   immediately on out-of-order or gap-filling data
 //! - send and receive buffers, flow control, zero-window probes (RFC 9293 §3.8.6.1)
@@ -25,6 +26,7 @@ pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod tlp;
 
 pub use config::{DelayedAck, TcpConfig};
 pub use receiver::{ReceiverStats, TcpReceiver};

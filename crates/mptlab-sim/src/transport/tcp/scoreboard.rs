@@ -312,6 +312,22 @@ impl Scoreboard {
         }
     }
 
+    /// The segment starting at `seq` is outstanding and SACKed.
+    pub fn is_sacked(&self, seq: u64) -> bool {
+        let i = self.index_of(seq);
+        self.segs.get(i).is_some_and(|s| s.seq == seq && s.has(SACKED))
+    }
+
+    /// RFC 8985 §6.2 for one delivered segment (a SACKed tail loss probe, see `tlp.rs`): every
+    /// un-SACKed segment below `seq` last sent more than `reo_wnd` before `sent_at` is lost.
+    pub fn mark_lost_sent_before(&mut self, seq: u64, sent_at: Time, reo_wnd: Time) {
+        for i in 0..self.index_of(seq) {
+            if self.segs[i].sent_at + reo_wnd < sent_at {
+                self.mark_lost_index(i);
+            }
+        }
+    }
+
     /// RFC 6675 NextSeg rule 1: the lowest lost segment not yet retransmitted.
     #[inline]
     pub fn next_lost(&mut self) -> Option<usize> {

@@ -19,11 +19,13 @@
 //!   delivered; it is then retransmitted again.
 //! - Window growth counts cumulatively acknowledged bytes (RFC 3465), not SACKed ones, so a
 //!   sender whose cumulative ACK is stuck after an RTO does not open its window on SACKs.
+//! - Tail loss probes (RFC 8985 §7) share the sender's timer with the RTO: see `tlp.rs`.
 
 use super::config::TcpConfig;
 use super::rate::RateEstimator;
 use super::rtt::RttEstimator;
-use super::scoreboard::{Delivered, Scoreboard, DUP_THRESH};
+use super::scoreboard::{Delivered, Scoreboard, DUP_THRESH, RETRANS, SACKED};
+use super::tlp::{ProbeOutcome, Tlp};
 use crate::cc::{AckEvent, AnyCc, CongestionControl, LossEvent};
 use crate::transport::segment::{TcpHeader, FLAG_ACK, FLAG_PROBE, FLAG_SYN};
 use mptlab_engine::time::SECOND;
@@ -37,6 +39,11 @@ pub struct SenderStats {
     pub retransmissions: u64,
     pub fast_recoveries: u64,
     pub rto_count: u64,
+    /// Tail loss probes sent (RFC 8985 §7.3).
+    pub tlp_probes: u64,
+    /// Losses a retransmitted probe repaired, each answered by a window reduction (§7.4;
+    /// Linux's TCPLossProbeRecovery).
+    pub tlp_recoveries: u64,
     pub probes_sent: u64,
     pub syns_sent: u64,
     pub established_at: Option<Time>,
@@ -98,6 +105,7 @@ pub struct TcpSender {
     limited_transmit_bytes: u64,
     /// RFC 8985 RACK.xmit_ts: the latest send time among delivered segments.
     rack_xmit_ts: Time,
+    tlp: Tlp,
     pub stats: SenderStats,
 }
 
@@ -128,6 +136,7 @@ impl TcpSender {
             syn_retransmitted: false,
             cwnd_limited: false,
             rack_xmit_ts: 0,
+            tlp: Tlp::default(),
             limited_transmit_bytes: 0,
             partial_acks: 0,
             pacing_ns_per_byte: None,
@@ -246,10 +255,20 @@ impl TcpSender {
         }
     }
 
-    /// The earlier of the retransmission and persist timers.
+    /// The earliest of the loss-probe, retransmission and persist timers (one engine timer).
     #[inline]
     pub fn deadline(&self) -> Option<Time> {
-        [self.rto_at, self.persist_at].into_iter().flatten().min()
+        [self.tlp.at, self.rto_at, self.persist_at].into_iter().flatten().min()
+    }
+
+    /// When the tail loss probe timer expires, if armed.
+    pub fn pto_deadline(&self) -> Option<Time> {
+        self.tlp.at
+    }
+
+    /// When the retransmission timer expires, if armed.
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_at
     }
 
     /// When pacing lets the next segment leave, if the sender is waiting for it. Kept apart from
@@ -349,11 +368,20 @@ impl TcpSender {
         self.emit(now, seq, len, out);
     }
 
-    /// Send whatever the windows, pacing and data allow (RFC 6675 §5 step (C) and NextSeg).
+    /// Send whatever the windows, pacing and data allow (RFC 6675 §5 step (C) and NextSeg);
+    /// new data (re)arms the loss probe (RFC 8985 §7.2).
     pub fn try_send(&mut self, now: Time, out: &mut Vec<TcpHeader>) {
         if self.state != State::Established {
             return;
         }
+        let nxt = self.snd_nxt;
+        self.send_loop(now, out);
+        if self.snd_nxt > nxt {
+            self.schedule_tlp(now);
+        }
+    }
+
+    fn send_loop(&mut self, now: Time, out: &mut Vec<TcpHeader>) {
         let mss = self.cfg.mss as u64;
         // The pacing rate and quantum hold for this whole burst: computed once, not per segment.
         let rate = self.pacing_rate();
@@ -400,14 +428,10 @@ impl TcpSender {
                     self.cwnd_limited = false;
                     return;
                 };
-                let seq = self.snd_nxt;
                 if self.phase == Phase::Open && self.dupacks > 0 {
                     self.limited_transmit_bytes += len;
                 }
-                let tx = self.rate.on_send(now, self.in_flight(), len as u32, self.sb.lost_total);
-                self.sb.push(seq, len as u32, now, tx);
-                self.snd_nxt += len;
-                self.emit(now, seq, len as u32, out);
+                self.send_new(now, len as u32, out);
                 continue;
             }
             if self.phase == Phase::Recovery && self.cfg.sack {
@@ -421,6 +445,16 @@ impl TcpSender {
             self.cwnd_limited = false;
             return;
         }
+    }
+
+    /// Send `len` bytes of new data at SND.NXT.
+    #[inline]
+    fn send_new(&mut self, now: Time, len: u32, out: &mut Vec<TcpHeader>) {
+        let seq = self.snd_nxt;
+        let tx = self.rate.on_send(now, self.in_flight(), len, self.sb.lost_total);
+        self.sb.push(seq, len, now, tx);
+        self.snd_nxt += len as u64;
+        self.emit(now, seq, len, out);
     }
 
     fn arm_persist(&mut self, now: Time) {
@@ -442,6 +476,7 @@ impl TcpSender {
                         self.rtt.reinitialize(3 * SECOND);
                     } else {
                         self.rtt.on_sample(now - self.syn_sent_at);
+                        self.tlp.on_rtt_sample();
                     }
                     self.rto_at = None;
                     self.snd_wnd = h.wnd;
@@ -476,6 +511,7 @@ impl TcpSender {
         let rtt_sample = d.rtt_sample_sent_at().map(|t| now - t);
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r);
+            self.tlp.on_rtt_sample();
         }
 
         // Duplicate ACK per RFC 5681 §2 (outstanding data, no payload, same ACK and window).
@@ -499,6 +535,7 @@ impl TcpSender {
         } else if is_dup {
             self.dup_sacked = (self.dup_sacked + mss).min((self.snd_nxt - self.snd_una).saturating_sub(mss));
         }
+        let probe_outcome = self.on_ack_probe(now, ack, !advanced && d.bytes == 0 && h.len == 0 && !window_changed);
         let was_in_recovery = self.phase == Phase::Recovery;
         self.update_recovery(now, advanced);
         if self.phase == Phase::Recovery {
@@ -524,7 +561,7 @@ impl TcpSender {
             in_flight,
             // The ACK that ends recovery deflates the window to ssthresh (RFC 6582 §3.2 step 3);
             // it does not also grow it.
-            in_recovery: was_in_recovery || self.phase == Phase::Recovery,
+            in_recovery: was_in_recovery || self.phase == Phase::Recovery || probe_outcome == ProbeOutcome::Repaired,
             cwnd_limited,
             mss: self.cfg.mss,
             bytes_lost: self.sb.lost_total - lost_before,
@@ -547,7 +584,32 @@ impl TcpSender {
             self.persist_at = None;
             self.persist_backoff = 0;
         }
+        // RFC 8985 §7.2: an ACK of new data restarts the PTO; a PTO that may no longer be
+        // armed (recovery, SACKed data) is cancelled.
+        if !self.tlp_allowed() {
+            self.tlp.at = None;
+        } else if advanced {
+            self.schedule_tlp(now);
+        }
         self.try_send(now, out);
+    }
+
+    /// RFC 8985 §7.4 and the probe's SACK (see `tlp.rs`); before recovery is decided.
+    fn on_ack_probe(&mut self, now: Time, ack: u64, pure_dup: bool) -> ProbeOutcome {
+        let Some((seq, sent_at)) = self.tlp.outstanding_probe() else { return ProbeOutcome::Pending };
+        if self.cfg.sack && self.sb.is_sacked(seq) {
+            self.sb.mark_lost_sent_before(seq, sent_at, self.rtt.min_rtt() / 4);
+        }
+        let outcome = self.tlp.on_ack(ack, pure_dup);
+        if outcome == ProbeOutcome::Repaired && self.phase == Phase::Open {
+            // One congestion event, entered and left at once (Linux: CWR then Open).
+            self.stats.tlp_recoveries += 1;
+            let flight_size = self.snd_nxt - self.snd_una;
+            self.cc.on_congestion_event(&LossEvent { now, flight_size, mss: self.cfg.mss, during_recovery: false });
+            self.cc.on_recovery_exit(now);
+            self.note_cc_state(now);
+        }
+        outcome
     }
 
     fn update_recovery(&mut self, now: Time, advanced: bool) {
@@ -589,6 +651,7 @@ impl TcpSender {
             self.phase = Phase::Recovery;
             self.recovery_point = self.snd_nxt;
             self.stats.fast_recoveries += 1;
+            self.tlp.reset();
             // RFC 5681 §3.2 step 2: data sent by limited transmit is not part of FlightSize.
             let flight_size = (self.snd_nxt - self.snd_una).saturating_sub(self.limited_transmit_bytes);
             self.limited_transmit_bytes = 0;
@@ -620,9 +683,58 @@ impl TcpSender {
             self.persist_backoff = (self.persist_backoff + 1).min(16);
             self.arm_persist(now);
         }
+        if self.tlp.at.is_some_and(|t| t <= now) {
+            self.on_pto(now, out);
+        }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.on_rto(now, out);
         }
+    }
+
+    /// RFC 8985 §7.2's conditions for arming the PTO, plus §7.3's for sending a probe.
+    #[inline]
+    fn tlp_allowed(&self) -> bool {
+        self.cfg.tlp
+            && self.cfg.sack
+            && self.state == State::Established
+            && self.phase == Phase::Open
+            && self.sb.sacked == 0
+            && self.snd_nxt > self.snd_una
+            && self.tlp.may_probe()
+    }
+
+    #[inline]
+    fn schedule_tlp(&mut self, now: Time) {
+        if self.tlp_allowed() {
+            let pto = Tlp::pto(self.rtt.srtt(), self.snd_nxt - self.snd_una, self.cfg.mss as u64);
+            self.tlp.arm(now, pto, self.rto_at);
+        }
+    }
+
+    /// RFC 8985 §7.3: the PTO expired.
+    fn on_pto(&mut self, now: Time, out: &mut Vec<TcpHeader>) {
+        self.tlp.at = None;
+        if !self.tlp_allowed() {
+            return;
+        }
+        let mss = self.cfg.mss as u64;
+        let avail = self.data_limit().saturating_sub(self.snd_nxt).min(mss);
+        let space = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_nxt);
+        if avail > 0 && space >= avail {
+            let seq = self.snd_nxt;
+            self.send_new(now, avail as u32, out);
+            self.tlp.on_probe_sent(now, seq, self.snd_nxt, false);
+        } else {
+            let i = self.sb.len() - 1;
+            let last = *self.sb.get(i);
+            if last.flags & (SACKED | RETRANS) != 0 {
+                return;
+            }
+            self.retransmit(now, i, out);
+            self.tlp.on_probe_sent(now, last.seq, self.snd_nxt, true);
+        }
+        self.stats.tlp_probes += 1;
+        self.rto_at = Some(now + self.rtt.rto());
     }
 
     fn on_rto(&mut self, now: Time, out: &mut Vec<TcpHeader>) {
@@ -637,6 +749,7 @@ impl TcpSender {
             return;
         }
         self.stats.rto_count += 1;
+        self.tlp.reset();
         let during_recovery = self.phase != Phase::Open;
         self.cc.on_rto(&LossEvent { now, flight_size: self.snd_nxt - self.snd_una, mss: self.cfg.mss, during_recovery });
         self.note_cc_state(now);

@@ -311,7 +311,9 @@ fn handshake_syn_then_synack_then_data() {
     assert_eq!(p.snd.rtt().srtt(), Some(RTT));
     assert_eq!(p.snd.rtt().rttvar(), RTT / 2);
     assert_eq!(p.snd.rtt().rto(), 300 * MS);
-    assert_eq!(p.snd.deadline(), Some(RTT + 300 * MS));
+    assert_eq!(p.snd.rto_deadline(), Some(RTT + 300 * MS));
+    // RFC 8985 §7.2: the loss probe comes first, 2·SRTT after the data.
+    assert_eq!(p.snd.deadline(), Some(RTT + 2 * RTT));
 
     let acks = p.recv_data_n(3);
     assert_eq!(acks, vec![ack(M, 64_000, &[]), ack(2 * M, 64_000, &[]), ack(3 * M, 64_000, &[])]);
@@ -677,7 +679,8 @@ fn sack_recovers_three_holes_in_one_round_trip() {
 /// first timeout, held constant on the next, cwnd = LW = 1 SMSS).
 #[test]
 fn rto_fires_at_rfc6298_value_and_backs_off() {
-    let cfg = TcpConfig { initial_cwnd_segments: 4, delayed_ack: delayed_ack(true), ..config() };
+    // Tail loss probes off: this is the timeout on its own (see the TLP tests below).
+    let cfg = TcpConfig { initial_cwnd_segments: 4, delayed_ack: delayed_ack(true), tlp: false, ..config() };
     let min_rto = cfg.min_rto;
     let mut p = Pair::new(cfg, "newreno", BIG_BUFFER);
     p.snd.write(20 * M);
@@ -1000,3 +1003,191 @@ fn lost_retransmission_is_resent_when_later_data_is_sacked() {
     assert!(p.snd.scoreboard().is_empty());
 }
 
+
+// ----- 9. tail loss probes (RFC 8985 §7) -----------------------------------------------------------
+
+/// min_rto = 1 s (RFC 6298 (2.4)) keeps the RTO well after the PTO (2·SRTT = 200 ms here).
+fn tlp_config() -> TcpConfig {
+    TcpConfig { min_rto: SECOND, ..config() }
+}
+
+/// Ten segments, the last `lost` of them dropped, the other ACKs processed at 100 ms.
+fn tail_drop(cfg: TcpConfig, lost: usize) -> Pair {
+    let mut p = Pair::new(cfg, "newreno", BIG_BUFFER);
+    p.snd.write(10 * M);
+    assert_eq!(p.start().len(), 10);
+    p.recv_data_n(10 - lost);
+    for _ in 0..lost {
+        p.drop_data();
+    }
+    assert!(p.recv_ack_n(10 - lost).is_empty(), "nothing new to send");
+    assert_eq!(p.now, RTT);
+    p
+}
+
+/// RFC 8985 §7.2–7.4: the last two segments of a flight are lost, so no ACK comes back to
+/// reveal them. 2·SRTT after the last ACK the sender retransmits the highest segment as a
+/// probe; its SACK marks the other one lost (RACK's rule applied to the probe) and fast
+/// recovery repairs it, well before the RTO.
+#[test]
+fn tail_drop_is_repaired_by_a_probe_after_two_srtt_not_by_an_rto() {
+    let mut p = tail_drop(tlp_config(), 2);
+    assert_eq!(p.snd.rtt().srtt(), Some(RTT));
+    assert_eq!(p.snd.pto_deadline(), Some(RTT + 2 * RTT), "PTO = 2·SRTT after the ACK of new data");
+    assert_eq!(p.snd.rto_deadline(), Some(RTT + SECOND));
+    assert_eq!(p.sender_timer(), vec![seg(9)], "no new data: the highest segment is the probe");
+    assert_eq!(p.now, 3 * RTT);
+    assert_eq!(p.snd.stats.tlp_probes, 1);
+    assert_eq!(p.snd.rto_deadline(), Some(3 * RTT + SECOND), "RTO re-armed after the probe (§7.3)");
+    assert_eq!(p.snd.deadline(), p.snd.rto_deadline(), "no second PTO while the probe is out");
+    let (_, sack) = p.recv_data();
+    assert_eq!(sack, vec![ack(8 * M, BIG_BUFFER, &[(9 * M, 10 * M)])]);
+    let (_, out) = p.recv_ack();
+    assert_eq!(out, vec![seg(8)], "the probe's SACK starts fast recovery at once");
+    assert_eq!(p.snd.phase(), Phase::Recovery);
+    p.run(10 * SECOND, |_| false);
+    assert_eq!(p.transmissions_of(8 * M), vec![0, 4 * RTT]);
+    assert_eq!(p.transmissions_of(9 * M), vec![0, 3 * RTT]);
+    assert_eq!((p.snd.stats.rto_count, p.snd.stats.tlp_probes, p.snd.stats.fast_recoveries), (0, 1, 1));
+    assert!(p.snd.scoreboard().check_counters() && p.snd.scoreboard().is_empty());
+}
+
+/// Without TLP the same tail drop waits for the RTO (1 s after the last ACK).
+#[test]
+fn without_tlp_the_same_tail_drop_takes_an_rto() {
+    let mut p = tail_drop(TcpConfig { tlp: false, ..tlp_config() }, 2);
+    assert_eq!(p.snd.pto_deadline(), None);
+    assert_eq!(p.snd.deadline(), Some(RTT + SECOND));
+    p.run(10 * SECOND, |_| false);
+    assert_eq!(p.transmissions_of(8 * M), vec![0, RTT + SECOND]);
+    assert_eq!((p.snd.stats.rto_count, p.snd.stats.tlp_probes), (1, 0));
+}
+
+/// §7.3: with unsent data that the window does not let out, the probe is one new segment
+/// (cwnd is exceeded by it); its SACK reveals the whole lost flight.
+#[test]
+fn probe_sends_new_data_when_there_is_some() {
+    let cfg = TcpConfig { handshake: true, initial_cwnd_segments: 4, ..tlp_config() };
+    let mut p = Pair::new(cfg, "newreno", BIG_BUFFER);
+    p.snd.write(20 * M);
+    p.start();
+    p.recv_data();
+    assert_eq!(p.recv_ack().1, vec![seg(0), seg(1), seg(2), seg(3)]);
+    for _ in 0..4 {
+        p.drop_data(); // the whole first flight
+    }
+    assert_eq!(p.snd.deadline(), Some(RTT + 2 * RTT), "SRTT from the SYN: 100 ms");
+    assert_eq!(p.sender_timer(), vec![seg(4)], "new data, beyond cwnd");
+    assert_eq!(p.snd.in_flight(), 5 * M);
+    p.recv_data();
+    let (_, out) = p.recv_ack();
+    assert_eq!(p.snd.phase(), Phase::Recovery, "segments 0–3 sent 200 ms before the SACKed probe are lost");
+    assert_eq!(out.first(), Some(&seg(0)));
+    p.run(10 * SECOND, |_| false);
+    assert_eq!(p.transmissions_of(4 * M), vec![3 * RTT], "the probe was new data, never retransmitted");
+    assert_eq!((p.snd.stats.rto_count, p.snd.stats.tlp_probes), (0, 1));
+}
+
+/// §7.3: at most one probe outstanding. A lost probe is followed by the RTO, not by another probe.
+#[test]
+fn a_lost_probe_is_followed_by_the_rto_not_a_second_probe() {
+    let mut p = tail_drop(tlp_config(), 2);
+    assert_eq!(p.sender_timer(), vec![seg(9)]);
+    p.drop_data();
+    let t = p.now + SECOND;
+    assert_eq!(p.snd.deadline(), Some(t));
+    for _ in 0..20 {
+        // Asking the sender at any time before the RTO sends nothing.
+        let at = p.now + 45 * MS;
+        assert!(p.sender_timer_at(at).is_empty());
+    }
+    assert_eq!(p.sender_timer_at(t), vec![seg(8)]);
+    assert_eq!((p.snd.stats.rto_count, p.snd.stats.tlp_probes), (1, 1));
+    p.run(20 * SECOND, |_| false);
+    assert_eq!(p.snd.stats.tlp_probes, 1);
+}
+
+/// §7.2: the PTO is capped so that it never fires later than the RTO would. Here one segment
+/// is outstanding (PTO = 2·SRTT + 200 ms = 400 ms) and the RTO is the 200 ms floor: the probe
+/// goes out at the RTO's deadline instead of the RTO. Over a lossy transfer the PTO is never
+/// later than the RTO.
+#[test]
+fn the_probe_never_fires_later_than_the_rto() {
+    let mut p = tail_drop(config(), 1);
+    assert_eq!(p.snd.rtt().rto(), 200 * MS);
+    assert_eq!(p.snd.pto_deadline(), Some(RTT + 200 * MS));
+    assert_eq!(p.snd.pto_deadline(), p.snd.rto_deadline());
+    assert_eq!(p.sender_timer(), vec![seg(9)]);
+    assert_eq!((p.snd.stats.rto_count, p.snd.stats.tlp_probes), (0, 1));
+
+    let mut p = Pair::new(TcpConfig { initial_cwnd_segments: 20, ..config() }, "cubic", BIG_BUFFER);
+    p.snd.write(400 * M);
+    p.start();
+    // Scattered losses, and the first copy of the last three segments (a tail loss).
+    let mut n = 0u64;
+    let mut tail_dropped = std::collections::HashSet::new();
+    let mut drop = |h: &TcpHeader| {
+        n += 1;
+        h.len > 0 && (n % 23 == 0 || n % 37 < 3 || (h.seq >= 397 * M && tail_dropped.insert(h.seq)))
+    };
+    while !(p.snd.all_acked() && p.to_rcv.is_empty() && p.to_snd.is_empty()) {
+        assert!(p.step(&mut drop));
+        assert!(p.now < 60 * SECOND);
+        if let (Some(pto), Some(rto)) = (p.snd.pto_deadline(), p.snd.rto_deadline()) {
+            assert!(pto <= rto, "PTO {pto} after RTO {rto} at {}", p.now);
+        }
+    }
+    assert!(p.snd.stats.tlp_probes > 0);
+}
+
+/// §7.4: a retransmitted probe that is the only copy to arrive repaired a loss; the ACK beyond
+/// it tells, and the controller reduces its window once (Linux: CWR entered and left).
+#[test]
+fn a_loss_repaired_by_the_probe_reduces_the_window() {
+    let mut p = tail_drop(tlp_config(), 1);
+    let cwnd = p.snd.cwnd();
+    // One segment outstanding: PTO = 2·SRTT + TLP.max_ack_delay.
+    assert_eq!(p.snd.pto_deadline(), Some(RTT + 2 * RTT + 200 * MS));
+    assert_eq!(p.sender_timer(), vec![seg(9)]);
+    p.recv_data();
+    assert!(p.recv_ack().1.is_empty());
+    assert_eq!(p.snd.stats.tlp_recoveries, 0, "the probe's own ACK cannot tell whether the original arrived");
+    p.snd.write(5 * M);
+    let mut out = vec![];
+    p.snd.try_send(p.now, &mut out);
+    p.to_receiver(&out);
+    assert_eq!(out.len(), 5);
+    p.recv_data();
+    p.recv_ack();
+    assert_eq!(p.snd.stats.tlp_recoveries, 1);
+    assert!(p.snd.cwnd() < cwnd && p.snd.cwnd() == p.snd.ssthresh(), "{} vs {cwnd}", p.snd.cwnd());
+    assert_eq!(p.snd.phase(), Phase::Open);
+    p.run(10 * SECOND, |_| false);
+    assert_eq!((p.snd.stats.rto_count, p.snd.stats.fast_recoveries, p.snd.stats.tlp_recoveries), (0, 0, 1));
+}
+
+/// §7.4: when the original arrives too (its ACK was only late), the receiver answers the
+/// probe with a duplicate ACK; the episode ends without a window reduction.
+#[test]
+fn a_spurious_probe_does_not_reduce_the_window() {
+    let mut p = Pair::new(tlp_config(), "newreno", BIG_BUFFER);
+    p.snd.write(10 * M);
+    p.start();
+    p.recv_data_n(10);
+    p.recv_ack_n(9);
+    let cwnd = p.snd.cwnd();
+    let pto = p.snd.pto_deadline().expect("PTO armed");
+    assert_eq!(p.sender_timer_at(pto), vec![seg(9)]);
+    p.recv_ack(); // the late ACK of the original
+    p.recv_data(); // the probe: a duplicate
+    let (dup, _) = p.recv_ack();
+    assert_eq!(dup, ack(10 * M, BIG_BUFFER, &[]));
+    assert_eq!(p.snd.stats.tlp_recoveries, 0);
+    assert_eq!(p.snd.cwnd(), cwnd);
+    p.snd.write(5 * M);
+    let mut out = vec![];
+    p.snd.try_send(p.now, &mut out);
+    p.to_receiver(&out);
+    p.run(10 * SECOND, |_| false);
+    assert_eq!((p.snd.stats.tlp_recoveries, p.snd.stats.rto_count), (0, 0));
+}
