@@ -120,6 +120,8 @@ impl Simulation {
                                 "retransmissions": snd.stats.retransmissions,
                                 "rto_count": snd.stats.rto_count,
                                 "fast_recoveries": snd.stats.fast_recoveries,
+                                "tlp_probes": snd.stats.tlp_probes,
+                                "tlp_recoveries": snd.stats.tlp_recoveries,
                                 "srtt_ms_mean": srtt_mean,
                                 "min_rtt_ms": ms(snd.rtt().min_rtt() as f64),
                                 "final_cwnd_bytes": snd.cwnd(),
