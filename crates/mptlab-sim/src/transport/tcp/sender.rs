@@ -584,14 +584,13 @@ impl TcpSender {
             self.persist_at = None;
             self.persist_backoff = 0;
         }
-        // RFC 8985 §7.2: an ACK of new data restarts the PTO; a PTO that may no longer be
-        // armed (recovery, SACKed data) is cancelled.
-        if !self.tlp_allowed() {
-            self.tlp.at = None;
-        } else if advanced {
+        // RFC 8985 §7.2: an ACK of new data, or new data sent in reply, restarts the PTO (once);
+        // a PTO that may no longer be armed (recovery, SACKed data) is cancelled.
+        let nxt = self.snd_nxt;
+        self.send_loop(now, out);
+        if advanced || self.snd_nxt > nxt || !self.tlp_allowed() {
             self.schedule_tlp(now);
         }
-        self.try_send(now, out);
     }
 
     /// RFC 8985 §7.4 and the probe's SACK (see `tlp.rs`); before recovery is decided.
@@ -703,11 +702,14 @@ impl TcpSender {
             && self.tlp.may_probe()
     }
 
+    /// Arm the PTO if §7.2 allows it, else disarm it.
     #[inline]
     fn schedule_tlp(&mut self, now: Time) {
         if self.tlp_allowed() {
             let pto = Tlp::pto(self.rtt.srtt(), self.snd_nxt - self.snd_una, self.cfg.mss as u64);
             self.tlp.arm(now, pto, self.rto_at);
+        } else {
+            self.tlp.at = None;
         }
     }
 
