@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __version__: str = _core.version()
 
-__all__ = ["run", "check", "Result", "ScenarioError", "__version__"]
+__all__ = ["run", "check", "sweep", "sweep_store", "Result", "ScenarioError", "__version__"]
 
 
 def run(
@@ -74,6 +74,34 @@ def check(
     src = load(scenario)
     text = _core.check(src.text, normalize_overrides(overrides), seed)
     return json.loads(text)
+
+
+def sweep(
+    plan: Any,
+    out: str | PathLike[str] | None = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    progress: bool = False,
+) -> Any:
+    """Run a sweep plan; return its `runs` table as a pandas DataFrame (one row per run).
+
+    plan: a plan file path or TOML text (see docs/sweeps.md). out: the sweep folder (default:
+    a new temporary folder, in ``df.attrs["out"]``); finished runs found there are skipped.
+    workers: local worker processes (default: cores). dask: a scheduler address or
+    ``"local:N"``. Raises ``PlanError`` (a ValueError) before running anything when the plan
+    is invalid; failed runs are rows with status 'failed' and their message in `error`.
+    """
+    from mptlab.sweeps import sweep as _sweep
+
+    return _sweep(plan, out=out, workers=workers, dask=dask, progress=progress)
+
+
+def sweep_store(folder: str | PathLike[str]) -> Any:
+    """The results store of a sweep folder: ``.query(sql)`` -> DataFrame over the views runs,
+    flows, links, timeseries; ``.load()`` -> all of them; ``.connect()`` -> DuckDB."""
+    from mptlab.sweeps.store import Store
+
+    return Store(folder)
 
 
 def __getattr__(name: str) -> Any:

@@ -65,7 +65,7 @@ def plot(
     import duckdb
 
     from mptlab.figures import KINDS, draw, publication_style, save
-    from mptlab.sweep.store import Store, StoreError
+    from mptlab.sweeps.store import Store, StoreError
 
     if kind not in KINDS:
         fail(f"--kind: unknown figure kind {kind!r} (valid: {', '.join(KINDS)})")
@@ -116,7 +116,7 @@ def report(
     """Write a self-contained HTML report of a sweep: plan, summary tables grouped by the
     plan's axes, the runs, failed runs with their messages, and the standard figures."""
     from mptlab.report import build_report
-    from mptlab.sweep.store import StoreError
+    from mptlab.sweeps.store import StoreError
 
     try:
         path = build_report(sweep_dir, out)

@@ -56,10 +56,10 @@ def sweep(
     A failed run (for example an invalid combination of values) is recorded with
     its message and does not stop the sweep; the exit code is then 1.
     """
-    from mptlab.sweep.plan import PlanError, load_plan
+    from mptlab.sweeps.plan import PlanError, load_plan
 
     if dask is not None:
-        from mptlab.sweep.backends import parse_dask_address
+        from mptlab.sweeps.backends import parse_dask_address
 
         try:
             parse_dask_address(dask)
@@ -96,9 +96,9 @@ def sweep(
 
 
 def _run(loaded: Any, folder: Path, workers: int | None, dask: str | None, show_bar: bool) -> Any:
-    from mptlab.sweep.progress import SweepProgress
-    from mptlab.sweep.runner import run_sweep
-    from mptlab.sweep.store import StoreError
+    from mptlab.sweeps.progress import SweepProgress
+    from mptlab.sweeps.runner import run_sweep
+    from mptlab.sweeps.store import StoreError
 
     bar = SweepProgress(enabled=show_bar and sys.stderr.isatty())
     try:
@@ -133,7 +133,7 @@ def query(
     """Run SQL over a sweep's results store."""
     import duckdb
 
-    from mptlab.sweep.store import Store, StoreError
+    from mptlab.sweeps.store import Store, StoreError
 
     store = Store(sweep_dir)
     try:

@@ -1,4 +1,4 @@
-"""Sweep plan files (mptlab.sweep.plan): parsing, validation before anything runs, expansion.
+"""Sweep plan files (mptlab.sweeps.plan): parsing, validation before anything runs, expansion.
 
 Valid example plans live in tests/plans/ and plans/; every file in tests/plans/broken/ begins
 with `# expect: <key path> | <words in the message>`.
@@ -19,9 +19,9 @@ from conftest import REPO
 
 from mptlab import _core
 from mptlab._core import ScenarioError
-from mptlab.sweep.plan import RESERVED_COLUMNS, Plan, PlanError, Point, load_plan
-from mptlab.sweep.plan_random import RandomKey, sample
-from mptlab.sweep.plan_render import plain_number, toml_string, toml_value
+from mptlab.sweeps.plan import RESERVED_COLUMNS, Plan, PlanError, Point, load_plan
+from mptlab.sweeps.plan_random import RandomKey, sample
+from mptlab.sweeps.plan_render import plain_number, toml_string, toml_value
 
 PLANS_DIR = REPO / "tests" / "plans"
 BROKEN = sorted((PLANS_DIR / "broken").glob("*.toml"))

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mptlab.sweep.plan import load_plan
-from mptlab.sweep.runner import run_sweep
+from mptlab.sweeps.plan import load_plan
+from mptlab.sweeps.runner import run_sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANS = ROOT / "tests" / "plans"

@@ -14,9 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import mptlab
-from mptlab.sweep.runner import run_sweep
-from mptlab.sweep.plan import load_plan
-from mptlab.sweep.store import VOLATILE_COLUMNS, Store
+from mptlab.sweeps.runner import run_sweep
+from mptlab.sweeps.plan import load_plan
+from mptlab.sweeps.store import VOLATILE_COLUMNS, Store
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANS = ROOT / "tests" / "plans"

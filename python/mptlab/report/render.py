@@ -14,7 +14,7 @@ from mptlab import _core
 from mptlab.figures.labels import label
 from mptlab.report.tables import grouped_summary, headline_metrics, runs_table
 from mptlab.results import write_text
-from mptlab.sweep.store import Store
+from mptlab.sweeps.store import Store
 
 REPORT = "report.html"
 #: SVG is crisp at any zoom; a figure whose SVG would exceed this (dense scatter, many

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mptlab.sweep.runner import Outcome
-from mptlab.sweep.worker import Payload
+from mptlab.sweeps.runner import Outcome
+from mptlab.sweeps.worker import Payload
 
 
 class SweepProgress:

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from mptlab import _core
-from mptlab.sweep.store import Store
-from mptlab.sweep.worker import Payload, Task
+from mptlab.sweeps.store import Store
+from mptlab.sweeps.worker import Payload, Task
 
 #: Called after each stored run with (payload, counts so far).
 OnRun = Callable[[Payload, "Outcome"], None]
@@ -167,13 +167,13 @@ def run_sweep(
     )
     source: Iterator[Payload]
     if dask:
-        from mptlab.sweep.backends import parse_dask_address, run_dask
+        from mptlab.sweeps.backends import parse_dask_address, run_dask
 
         _, n = parse_dask_address(dask)
         outcome.workers = n or 1
         source = run_dask(todo, dask)
     else:
-        from mptlab.sweep.backends import run_local
+        from mptlab.sweeps.backends import run_local
 
         outcome.workers = max(1, min(workers or os.cpu_count() or 1, max(len(todo), 1)))
         source = run_local(todo, outcome.workers)

@@ -22,7 +22,7 @@ A plan is a TOML file::
     [[random]]                            # a random point set: ONE axis of `count` points
     count = 40
     seed = 7                              # optional, default 0
-    min_distance = 0.05                   # optional, see mptlab.sweep.plan_random
+    min_distance = 0.05                   # optional, see mptlab.sweeps.plan_random
     [random.keys]
     "links.bottleneck.delay" = { min = 5, max = 100, unit = "ms" }
     "flows.bulk.count" = { min = 1, max = 8, integer = true }     # also: log = true
@@ -77,8 +77,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 from mptlab._core import ScenarioError
 from mptlab.source import Overrides, load, normalize_overrides
-from mptlab.sweep.plan_random import PlacementError, RandomKey, sample
-from mptlab.sweep.plan_render import dumps_document, plain_number, toml_value
+from mptlab.sweeps.plan_random import PlacementError, RandomKey, sample
+from mptlab.sweeps.plan_render import dumps_document, plain_number, toml_value
 
 __all__ = [
     "PlanError",

@@ -33,8 +33,8 @@ import pyarrow.compute  # noqa: F401 - pa.compute
 import pyarrow.parquet as pq
 
 from mptlab.results import atomic_write, write_text
-from mptlab.sweep.encode import KINDS
-from mptlab.sweep.worker import Payload
+from mptlab.sweeps.encode import KINDS
+from mptlab.sweeps.worker import Payload
 
 SWEEP_META = "sweep.json"
 PARTS = "parts"

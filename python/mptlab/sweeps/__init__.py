@@ -4,6 +4,8 @@
     df = mptlab.sweep("plans/buffer-vs-cc.toml", out="sweeps/b")   # pandas DataFrame, one row per run
     mptlab.sweep_store("sweeps/b").query("SELECT cc, avg(goodput_mbps) FROM runs GROUP BY cc")
 
+(`mptlab.sweep` and `mptlab.sweep_store` are this module's `sweep` and `Store`.)
+
 Modules: `plan` (plan files, validation, points), `worker` (one run, anywhere), `backends`
 (process pool, Dask), `runner` (keys, skipping, storing), `store` (Parquet parts, index,
 DuckDB views), `flatten` (summary -> rows), `progress` (the bar). See docs/sweeps.md.
@@ -15,7 +17,7 @@ import os
 import tempfile
 from typing import Any
 
-from mptlab.sweep.store import Store
+from mptlab.sweeps.store import Store
 
 
 def sweep(
@@ -33,9 +35,9 @@ def sweep(
     ``local:N``. Raises `PlanError` (a ValueError) before running anything when the plan is
     invalid. Failed runs are rows with status 'failed' and their message in `error`.
     """
-    from mptlab.sweep.plan import Plan, load_plan
-    from mptlab.sweep.progress import SweepProgress
-    from mptlab.sweep.runner import run_sweep
+    from mptlab.sweeps.plan import Plan, load_plan
+    from mptlab.sweeps.progress import SweepProgress
+    from mptlab.sweeps.runner import run_sweep
 
     loaded = plan if isinstance(plan, Plan) else load_plan(plan)
     folder = out if out is not None else tempfile.mkdtemp(prefix=f"mptlab-sweep-{loaded.name}-")

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mptlab import _core
-from mptlab.sweep.encode import encode_run
+from mptlab.sweeps.encode import encode_run
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def run_task(task: Task) -> Payload:
     """Simulate `task` and flatten its results; on any exception return a failed payload."""
     from mptlab.results import summary_text, timeseries_table
     from mptlab.simulate import drive
-    from mptlab.sweep.flatten import flow_rows, link_rows, run_metrics
+    from mptlab.sweeps.flatten import flow_rows, link_rows, run_metrics
 
     started = _now()
     t0 = time.perf_counter()
