@@ -1,4 +1,5 @@
-"""The `mptlab` command line: run, check, list, bench.
+"""The `mptlab` command line: run, check, list, bench (here); sweep, query (cli_sweep.py);
+plot, report (cli_report.py).
 
 Exit codes: 0 success; 1 the run failed after validation (engine error, cannot write output);
 2 invalid input (scenario error, unreadable scenario file, malformed --set, unknown workload) —
@@ -35,6 +36,9 @@ app = typer.Typer(
         "  mptlab check my.toml                   validate without running\n\n"
         "  mptlab list                            algorithms, queues, units, metrics\n\n"
         "  mptlab bench                           measure simulator speed\n\n"
+        "  mptlab sweep plan.toml --out sweeps/x  run a sweep (axes x seeds), resumable\n\n"
+        "  mptlab query sweeps/x \"SELECT ...\"     SQL over the results\n\n"
+        "  mptlab plot / mptlab report sweeps/x   figures, HTML report\n\n"
         "Run 'mptlab COMMAND --help' for the options of each command."
     ),
     no_args_is_help=True,
