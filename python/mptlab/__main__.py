@@ -2,4 +2,6 @@
 
 from mptlab.cli import main
 
-main()
+# Guarded: worker processes started with `spawn` (Dask's nanny) re-import the main module.
+if __name__ == "__main__":
+    main()
