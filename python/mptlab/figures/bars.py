@@ -63,12 +63,7 @@ def draw(spec: Spec) -> Figure:
                    yerr=np.nan_to_num(yerr, nan=0.0) if has_err else None,
                    error_kw={"elinewidth": 0.8, "capsize": 2, "capthick": 0.8, "ecolor": "black"},
                    label=format_value(hv) if hv is not None else None)
-        if spec.x:
-            layout.category_axis(ax, x_values)
-        else:
-            ax.set_xticks([])
-            ax.set_xlim(-0.6, 0.6)
-        layout.value_grid(ax, "y")
+        layout.group_axis(ax, bool(spec.x), x_values)
         if spec.y == "jain":
             ax.set_ylim(0, 1.05)
     layout.axis_labels(spec, panel_list, spec.x, spec.y)

@@ -67,12 +67,7 @@ def _draw_boxes(spec: Spec) -> Figure:
                     )
                     for b in bp["boxes"]:
                         b.set_gid("box")
-        if spec.x:
-            layout.category_axis(ax, x_values)
-        else:
-            ax.set_xticks([])
-            ax.set_xlim(-0.6, 0.6)
-        layout.value_grid(ax, "y")
+        layout.group_axis(ax, bool(spec.x), x_values)
     layout.axis_labels(spec, panel_list, spec.x, spec.y)
     layout.large_values(panel_list[0][1], spec.frame[spec.y])
     if spec.hue:

@@ -112,6 +112,17 @@ class _BlankHandler(HandlerBase):
 Legend.update_default_handler_map({_Blank: _BlankHandler()})
 
 
+def group_axis(ax: Axes, grouped: bool, values: Sequence[Any]) -> None:
+    """The x axis of a grouped chart (bars, boxes): one tick per group, or a single unnamed
+    slot when nothing is grouped; horizontal value grid lines."""
+    if grouped:
+        category_axis(ax, values)
+    else:
+        ax.set_xticks([])
+        ax.set_xlim(-0.6, 0.6)
+    value_grid(ax, "y")
+
+
 def category_axis(ax: Axes, values: Sequence[Any], *, axis: str = "x") -> None:
     """Ticks at 0..n-1 labelled with the category values; rotated when crowded."""
     texts = [format_value(v) for v in values]
