@@ -27,6 +27,22 @@ def _mptlab(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*MPTLAB, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
+def _processes_mentioning(text: str) -> list[int]:
+    """Live processes whose command line contains `text` (forked workers share the sweep's)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in cmdline and state != "Z":
+            pids.append(int(proc.name))
+    return pids
+
+
 def _stable(df: pd.DataFrame) -> pd.DataFrame:
     """Result rows without the columns that describe one execution (timings, host)."""
     cols = [c for c in df.columns if c not in VOLATILE_COLUMNS]
@@ -104,8 +120,11 @@ def test_a_sweep_killed_with_sigkill_resumes_without_losing_or_duplicating_runs(
             proc.kill()
     done_before = {p.stem: p.stat().st_mtime_ns for p in parts.glob("*.parquet")}
     assert 3 <= len(done_before) < 12
-    # the workers died with the sweep (PR_SET_PDEATHSIG): nothing keeps writing
-    time.sleep(0.5)
+    # the workers died with the sweep (PR_SET_PDEATHSIG): no process of it is left
+    deadline = time.monotonic() + 10
+    while _processes_mentioning(str(plan)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _processes_mentioning(str(plan)) == []
     assert {p.stem: p.stat().st_mtime_ns for p in parts.glob("*.parquet")} == done_before
 
     res = _mptlab("sweep", str(plan), "--out", str(out), "-j", "2", "--json")
