@@ -20,10 +20,10 @@ use std::time::Instant;
 //    - b (packets acknowledged per ACK, for the window-growth rate): this simulator counts
 //      congestion-avoidance growth in bytes acknowledged (RFC 3465, cc/reno.rs), so one MSS per
 //      window of data whatever the ACK ratio: b = 1 although delayed ACKs are on.
-//    - T0: the base retransmission timeout the sender uses, RFC 6298 with a 200 ms floor,
-//      max(0.2 s, SRTT + max(1 ms, 4·RTTVAR)). We *measure* it: every 100 ms of simulated time
-//      the test reads the sender's SRTT and RTTVAR (`TcpSender::rtt()`) and averages that
-//      formula (exponential backoff excluded: the model accounts for backoff itself).
+//    - T0: the base retransmission timeout the sender uses, Linux's formula by default
+//      (`tcp.rto`), SRTT + max(4·RTTVAR, 200 ms). We *measure* it: every 100 ms of simulated
+//      time the test reads the sender's RTO before backoff (`TcpSender::rtt().base_rto()`) and
+//      averages it (exponential backoff excluded: the model accounts for backoff itself).
 //    - RTT: the flow's measured mean SRTT (summary `srtt_ms_mean`, sampled every 100 ms).
 //    - Wmax: the smaller of the send and receive buffers, in segments.
 //    The model counts segments sent; we compare the goodput (segments delivered in order) with
@@ -75,10 +75,10 @@ fn padhye_run(p: f64, seed: u64, secs: u64) -> PadhyeRun {
         sim.advance(t);
         let (snd, _) = tcp(&sim, f);
         let r = snd.rtt();
-        if let Some(srtt) = r.srtt() {
-            // RFC 6298 (2.3) with the clock granularity G = 1 ms and the 200 ms floor.
-            let rto = (srtt + MILLISECOND.max(4 * r.rttvar())).max(200 * MILLISECOND);
-            t0_sum += common::secs(rto);
+        if r.srtt().is_some() {
+            // The sender's RTO before backoff (the scenario default, Linux's formula:
+            // SRTT + max(4·RTTVAR, 200 ms)).
+            t0_sum += common::secs(r.base_rto());
             t0_n += 1;
         }
     }

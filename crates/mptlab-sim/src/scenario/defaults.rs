@@ -2,6 +2,7 @@
 //! and `catalogue()` prints them, so the documentation cannot drift from the behaviour.
 
 use super::raw::{DelayedAck, Loss, Queue, TcpOpts};
+use crate::transport::tcp::RtoFormula;
 use super::units::{Dur, Limit, Size};
 use mptlab_engine::time::{MILLISECOND, SECOND};
 
@@ -65,6 +66,8 @@ pub const fn tcp() -> TcpOpts {
         initial_cwnd: 10,
         // RFC 6298 §2.4 says 1 s; Linux uses 200 ms (TCP_RTO_MIN).
         min_rto: Dur(200 * MILLISECOND),
+        // Linux's formula, RTO = SRTT + max(4·RTTVAR, min_rto) (`tcp_rtt_estimator`).
+        rto: RtoFormula::Linux,
         // RFC 6298 §2.1.
         initial_rto: Dur(SECOND),
         // Linux TCP_RTO_MAX.

@@ -11,6 +11,7 @@ use super::units::Size;
 use crate::cc::options::OptValue;
 use crate::cc::registry::{self, CONGESTION_CONTROLLERS};
 use crate::cc::CcConfig;
+use crate::transport::tcp::RtoFormula;
 use toml::Value;
 
 const FLOW: &[&str] = &[
@@ -34,6 +35,7 @@ const TCP: &[&str] = &[
     "sack",
     "initial_cwnd",
     "min_rto",
+    "rto",
     "initial_rto",
     "max_rto",
     "delayed_ack",
@@ -213,6 +215,13 @@ fn tcp_opts(key: &str, v: &Value) -> Result<TcpOpts> {
             r::int(k, v, 1, 1_000_000).map(|n| n as u32)
         })?,
         min_rto: t.or("min_rto", def.min_rto, r::time_pos)?,
+        rto: t.or("rto", def.rto, |k, v| {
+            let name = r::string(k, v)?;
+            RtoFormula::from_name(name).ok_or_else(|| {
+                ScenarioError::new(k, format!("unknown RTO formula `{name}`"))
+                    .with_choices(RtoFormula::NAMES)
+            })
+        })?,
         initial_rto: t.or("initial_rto", def.initial_rto, r::time_pos)?,
         max_rto: t.or("max_rto", def.max_rto, r::time_pos)?,
         delayed_ack: t.or("delayed_ack", def.delayed_ack, delayed_ack)?,

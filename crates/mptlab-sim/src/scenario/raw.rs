@@ -3,6 +3,7 @@
 //! `BTreeMap`s and units print in one canonical spelling, so equal scenarios give equal JSON.
 
 use crate::cc::CcConfig;
+use crate::transport::tcp::RtoFormula;
 use super::units::{Dur, Limit, Rate, Size};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -152,6 +153,7 @@ pub struct TcpOpts {
     pub sack: bool,
     pub initial_cwnd: u32,
     pub min_rto: Dur,
+    pub rto: RtoFormula,
     pub initial_rto: Dur,
     pub max_rto: Dur,
     pub delayed_ack: DelayedAck,

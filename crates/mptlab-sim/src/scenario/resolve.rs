@@ -182,6 +182,7 @@ fn transport(t: &Transport) -> TransportSpec {
                 sack: tcp.sack,
                 initial_cwnd_segments: tcp.initial_cwnd,
                 min_rto: tcp.min_rto.0,
+                rto: tcp.rto,
                 initial_rto: tcp.initial_rto.0,
                 max_rto: tcp.max_rto.0,
                 delayed_ack: DelayedAck {

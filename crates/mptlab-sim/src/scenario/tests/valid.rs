@@ -4,6 +4,7 @@
 use super::super::{catalogue, load};
 use super::{base_ok, BASE};
 use crate::spec::*;
+use crate::transport::tcp::RtoFormula;
 use mptlab_engine::time::{MILLISECOND, SECOND};
 
 fn link<'a>(spec: &'a RunSpec, name: &str) -> &'a LinkSpec {
@@ -67,6 +68,7 @@ fn defaults_are_filled_in() {
     );
     assert_eq!((tcp.send_buffer, tcp.recv_buffer), (4_000_000, 6_000_000));
     assert_eq!((tcp.pacing, tcp.tlp), (false, true), "Linux defaults: no fq pacing, tail loss probes on");
+    assert_eq!(tcp.rto, RtoFormula::Linux, "Linux's RTO formula by default");
     let cross = &spec.flows[1];
     let TransportSpec::Udp(udp) = &cross.transport else {
         panic!("cross is udp")
@@ -420,6 +422,7 @@ fn overrides_change_values() {
         ("run.seed", "42"),
         ("flows.cross.app.rate", "2.5Mbps"),
         ("flows.bulk.tcp.tlp", "false"),
+        ("flows.bulk.tcp.rto", "\"rfc6298\""),
     ])
     .spec;
     assert_eq!(link(&spec, "bottleneck").rate_bps, 50_000_000);
@@ -432,6 +435,7 @@ fn overrides_change_values() {
     };
     assert_eq!(tcp.cc.name(), "newreno");
     assert!(!tcp.config.tlp);
+    assert_eq!(tcp.config.rto, RtoFormula::Rfc6298);
     assert!(matches!(
         spec.flows[3].app,
         AppSpec::Cbr {

@@ -14,6 +14,31 @@ pub struct DelayedAck {
     pub timeout: Time,
 }
 
+/// How the retransmission timeout follows the RTT estimate (see `rtt.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoFormula {
+    /// RTO = SRTT + max(4·RTTVAR, min_rto), as Linux (`tcp_rtt_estimator`, `tcp_set_rto`): the
+    /// floor is on the variance term, so the RTO stays at least `min_rto` above SRTT.
+    #[default]
+    Linux,
+    /// RTO = max(min_rto, SRTT + max(G, 4·RTTVAR)), RFC 6298 (2.2)–(2.4) with G = 1 ms.
+    Rfc6298,
+}
+
+impl RtoFormula {
+    /// Scenario names (`tcp.rto`), in the order of the variants.
+    pub const NAMES: &'static [&'static str] = &["linux", "rfc6298"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "linux" => Some(Self::Linux),
+            "rfc6298" => Some(Self::Rfc6298),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct TcpConfig {
     pub mss: u32,
@@ -21,7 +46,11 @@ pub struct TcpConfig {
     pub sack: bool,
     pub initial_cwnd_segments: u32,
     /// Floor of the RTO. RFC 6298 (2.4) says 1 s; Linux uses 200 ms (TCP_RTO_MIN), our default.
+    /// With `rto = Linux` it floors the variance term (RTO ≥ SRTT + min_rto), with `Rfc6298`
+    /// the whole RTO.
     pub min_rto: Time,
+    /// RTO formula: Linux's (default) or RFC 6298's.
+    pub rto: RtoFormula,
     pub initial_rto: Time,
     pub max_rto: Time,
     pub delayed_ack: DelayedAck,
@@ -44,6 +73,7 @@ impl Default for TcpConfig {
             sack: true,
             initial_cwnd_segments: 10,
             min_rto: 200 * MILLISECOND,
+            rto: RtoFormula::Linux,
             initial_rto: SECOND,
             max_rto: 120 * SECOND,
             delayed_ack: DelayedAck { enabled: true, every: 2, timeout: 40 * MILLISECOND },

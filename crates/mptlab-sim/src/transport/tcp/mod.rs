@@ -8,7 +8,8 @@
 //! - loss recovery with SACK per RFC 6675 (IsLost, NextSeg rules 1–3, pipe), without SACK
 //!   NewReno (RFC 6582) or Reno (RFC 5681 §3.2), with duplicate ACKs counted as in Linux's SACK
 //!   emulation for non-SACK peers
-//! - RTO per RFC 6298 with exponential backoff and Karn's rule
+//! - RTO per RFC 6298 (SRTT, RTTVAR, exponential backoff, Karn's rule), by default with Linux's
+//!   floor on the variance term (`tcp.rto`, see `rtt.rs`)
 //! - tail loss probes (RFC 8985 §7), see `tlp.rs`
 //! - delayed ACKs (RFC 5681 §4.2 / RFC 1122 §4.2.3.2): every `every`-th full segment or a timer,
 //!   immediately on out-of-order or gap-filling data
@@ -28,7 +29,7 @@ pub mod scoreboard;
 pub mod sender;
 pub mod tlp;
 
-pub use config::{DelayedAck, TcpConfig};
+pub use config::{DelayedAck, RtoFormula, TcpConfig};
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sender::{SenderStats, TcpSender};

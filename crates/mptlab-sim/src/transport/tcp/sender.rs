@@ -112,7 +112,7 @@ pub struct TcpSender {
 impl TcpSender {
     pub fn new(cfg: TcpConfig, cc: AnyCc) -> Self {
         Self {
-            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            rtt: RttEstimator::new(cfg.rto, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             cfg,
             cc,
             state: State::Idle,

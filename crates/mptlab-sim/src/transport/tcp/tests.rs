@@ -9,7 +9,7 @@
 
 use super::receiver::TcpReceiver;
 use super::sender::{Phase, TcpSender};
-use super::TcpConfig;
+use super::{RtoFormula, TcpConfig};
 use crate::cc::CcParams;
 use super::config::DelayedAck;
 use crate::transport::segment::{SackBlock, TcpHeader, FLAG_ACK, FLAG_PROBE, FLAG_SYN, MAX_SACK_BLOCKS};
@@ -75,6 +75,18 @@ fn rfc6298(prev: Option<(Time, Time)>, r: Time, min_rto: Time) -> (Time, Time, T
         Some((s, v)) => ((7 * s + r) / 8, (3 * v + s.abs_diff(r)) / 4), // (2.3)
     };
     (srtt, rttvar, (srtt + MS.max(4 * rttvar)).max(min_rto)) // (2.3)/(2.4), G = 1 ms
+}
+
+/// Linux's RTO (`tcp_rtt_estimator`, `__tcp_set_rto`) as the simulator approximates it (see
+/// rtt.rs): the same SRTT and RTTVAR, RTO = SRTT + max(4·RTTVAR, min_rto).
+fn linux_rto(prev: Option<(Time, Time)>, r: Time, min_rto: Time) -> (Time, Time, Time) {
+    let (srtt, rttvar, _) = rfc6298(prev, r, min_rto);
+    (srtt, rttvar, srtt + min_rto.max(4 * rttvar))
+}
+
+/// The test configuration with RFC 6298's RTO formula (floored at `min_rto`).
+fn rfc_config() -> TcpConfig {
+    TcpConfig { rto: RtoFormula::Rfc6298, ..config() }
 }
 
 /// A slow application on the receiving side: reads `bytes` every `period`.
@@ -680,7 +692,7 @@ fn sack_recovers_three_holes_in_one_round_trip() {
 #[test]
 fn rto_fires_at_rfc6298_value_and_backs_off() {
     // Tail loss probes off: this is the timeout on its own (see the TLP tests below).
-    let cfg = TcpConfig { initial_cwnd_segments: 4, delayed_ack: delayed_ack(true), tlp: false, ..config() };
+    let cfg = TcpConfig { initial_cwnd_segments: 4, delayed_ack: delayed_ack(true), tlp: false, ..rfc_config() };
     let min_rto = cfg.min_rto;
     let mut p = Pair::new(cfg, "newreno", BIG_BUFFER);
     p.snd.write(20 * M);
@@ -764,6 +776,55 @@ fn rto_fires_at_rfc6298_value_and_backs_off() {
     p.run(20 * SECOND, |_| false);
     assert_eq!(p.snd.stats.rto_count, 2);
     assert_eq!(p.snd.phase(), Phase::Open);
+}
+
+/// The two RTO formulas on a path with a constant 100 ms RTT, where RTTVAR decays to 0 (every
+/// ACK is a 100 ms sample): Linux's (`tcp_set_rto`: SRTT + max(4·RTTVAR, min_rto)) ends at
+/// SRTT + min_rto, RFC 6298's (SRTT + max(G, 4·RTTVAR), floored) at SRTT + G = 101 ms or the
+/// floor.
+#[test]
+fn rto_formulas_on_a_constant_rtt_path() {
+    for (rto, min_rto, expected) in [
+        (RtoFormula::Linux, 200 * MS, 300 * MS),
+        (RtoFormula::Linux, SECOND, 1100 * MS),
+        (RtoFormula::Rfc6298, 200 * MS, 200 * MS),
+        (RtoFormula::Rfc6298, MS, 101 * MS),
+        (RtoFormula::Rfc6298, SECOND, SECOND),
+    ] {
+        let mut p = Pair::new(TcpConfig { rto, min_rto, ..config() }, "newreno", BIG_BUFFER);
+        p.snd.write(300 * M);
+        p.start();
+        p.run(20 * SECOND, |_| false);
+        assert!(p.snd.all_acked());
+        assert_eq!(p.snd.rtt().srtt(), Some(RTT));
+        assert_eq!(p.snd.rtt().rttvar(), 0, "{rto:?}");
+        assert_eq!(p.snd.rtt().rto(), expected, "{rto:?}, min_rto {min_rto}");
+        assert_eq!((p.snd.stats.rto_count, p.snd.stats.retransmissions), (0, 0));
+    }
+}
+
+/// The same tail drop, without loss probes, under both formulas: eight 100 ms samples (one per
+/// ACK) leave RTTVAR = 50·(3/4)⁷ ≈ 6.7 ms, so RFC 6298 gives 100 + 26.7 ms, floored at 200 ms,
+/// and Linux 100 + 200 ms. The timer runs from the last ACK (at 100 ms).
+#[test]
+fn tail_drop_times_out_after_the_formulas_rto() {
+    let (mut rfc, mut linux) = (None, None);
+    for _ in 0..8 {
+        rfc = Some(rfc6298(rfc.map(|(s, v, _)| (s, v)), RTT, 200 * MS));
+        linux = Some(linux_rto(linux.map(|(s, v, _)| (s, v)), RTT, 200 * MS));
+    }
+    let ((srtt, rttvar, rfc), (_, _, linux)) = (rfc.unwrap(), linux.unwrap());
+    assert_eq!((srtt, rttvar / 100_000), (RTT, 66), "RTTVAR 6.67 ms");
+    assert_eq!((rfc, linux), (200 * MS, 300 * MS));
+    for (rto, expected) in [(RtoFormula::Rfc6298, rfc), (RtoFormula::Linux, linux)] {
+        let mut p = tail_drop(TcpConfig { tlp: false, rto, ..config() }, 2);
+        assert_eq!((p.snd.rtt().srtt(), p.snd.rtt().rttvar()), (Some(srtt), rttvar), "{rto:?}");
+        assert_eq!(p.snd.rtt().rto(), expected, "{rto:?}");
+        assert_eq!(p.snd.deadline(), Some(RTT + expected));
+        p.run(10 * SECOND, |_| false);
+        assert_eq!(p.transmissions_of(8 * M), vec![0, RTT + expected], "{rto:?}");
+        assert_eq!(p.snd.stats.rto_count, 1);
+    }
 }
 
 // ----- 5. delayed ACKs --------------------------------------------------------------------------
@@ -852,9 +913,10 @@ fn without_delayed_ack_every_segment_is_acked() {
 // ----- 6. zero window and persist timer -------------------------------------------------------------
 
 /// A sender that has filled a 10-segment receive buffer the application does not read: at
-/// 100 ms the last ACK closes the window (ACK 10000, window 0).
+/// 100 ms the last ACK closes the window (ACK 10000, window 0). RFC 6298's RTO formula, so that
+/// the persist interval starts at the 200 ms floor.
 fn filled_receiver() -> Pair {
-    let cfg = TcpConfig { recv_buffer: 10 * M, delayed_ack: delayed_ack(true), ..config() };
+    let cfg = TcpConfig { recv_buffer: 10 * M, delayed_ack: delayed_ack(true), ..rfc_config() };
     let mut p = Pair::new(cfg, "newreno", 10 * M);
     p.rcv.set_auto_read(false);
     p.snd.write(30 * M);
@@ -971,11 +1033,11 @@ fn sender_never_exceeds_advertised_window() {
 
 /// sender.rs "Interpretations" (RFC 8985 §6.2 applied to retransmissions): a fast retransmission
 /// that is itself lost is sent again once a segment sent more than min_RTT/4 after it is
-/// SACKed, without waiting for the RTO. min_rto = 1 s (RFC 6298 (2.4)) keeps the RTO out of
-/// the way: the point is that no timeout is needed.
+/// SACKed, without waiting for the RTO. RFC 6298 (2.4)'s 1 s floor keeps the RTO out of the
+/// way: the point is that no timeout is needed.
 #[test]
 fn lost_retransmission_is_resent_when_later_data_is_sacked() {
-    let cfg = TcpConfig { initial_cwnd_segments: 20, min_rto: SECOND, ..config() };
+    let cfg = TcpConfig { initial_cwnd_segments: 20, min_rto: SECOND, ..rfc_config() };
     let mut p = Pair::new(cfg, "newreno", BIG_BUFFER);
     p.snd.write(80 * M);
     p.start();
@@ -1006,9 +1068,10 @@ fn lost_retransmission_is_resent_when_later_data_is_sacked() {
 
 // ----- 9. tail loss probes (RFC 8985 §7) -----------------------------------------------------------
 
-/// min_rto = 1 s (RFC 6298 (2.4)) keeps the RTO well after the PTO (2·SRTT = 200 ms here).
+/// RFC 6298 (2.4)'s 1 s floor (rto = rfc6298, min_rto = 1 s) keeps the RTO well after the PTO
+/// (2·SRTT = 200 ms here).
 fn tlp_config() -> TcpConfig {
-    TcpConfig { min_rto: SECOND, ..config() }
+    TcpConfig { min_rto: SECOND, ..rfc_config() }
 }
 
 /// Ten segments, the last `lost` of them dropped, the other ACKs processed at 100 ms.
@@ -1108,14 +1171,14 @@ fn a_lost_probe_is_followed_by_the_rto_not_a_second_probe() {
 }
 
 /// §7.2: the PTO is capped so that it never fires later than the RTO would. Here one segment
-/// is outstanding (PTO = 2·SRTT + 200 ms = 400 ms) and the RTO is the 200 ms floor: the probe
-/// goes out at the RTO's deadline instead of the RTO. Over a lossy transfer the PTO is never
-/// later than the RTO.
+/// is outstanding (PTO = 2·SRTT + 200 ms = 400 ms) and the RTO is SRTT + min_rto = 300 ms
+/// (Linux's formula): the probe goes out at the RTO's deadline instead of the RTO. Over a
+/// lossy transfer the PTO is never later than the RTO.
 #[test]
 fn the_probe_never_fires_later_than_the_rto() {
     let mut p = tail_drop(config(), 1);
-    assert_eq!(p.snd.rtt().rto(), 200 * MS);
-    assert_eq!(p.snd.pto_deadline(), Some(RTT + 200 * MS));
+    assert_eq!(p.snd.rtt().rto(), 300 * MS);
+    assert_eq!(p.snd.pto_deadline(), Some(RTT + 300 * MS));
     assert_eq!(p.snd.pto_deadline(), p.snd.rto_deadline());
     assert_eq!(p.sender_timer(), vec![seg(9)]);
     assert_eq!((p.snd.stats.rto_count, p.snd.stats.tlp_probes), (0, 1));
