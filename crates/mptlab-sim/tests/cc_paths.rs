@@ -86,12 +86,12 @@ fn bbr_share_against_cubic_falls_as_the_buffer_grows_as_ware_et_al_predict() {
         g[0] / (g[0] + g[1])
     });
     println!("BBR v1 vs CUBIC, 10 Mbit/s, RTprop 40 ms, {secs} s (share measured after {warmup} s)");
-    println!("  buffer (BDP)  BBR share measured  Ware et al. model");
+    println!("  buffer (BDP)  BBR share measured  Ware et al. model  model/measured");
     let mut model = vec![];
     for (x, s) in buffers.iter().zip(&shares) {
         let m = ware_bbr_fraction(*x, 1.0, rate, base_rtt, (secs - warmup) as f64);
         model.push(m);
-        println!("  {x:12.1}  {s:18.3}  {m:17.3}");
+        println!("  {x:12.1}  {s:18.3}  {m:17.3}  {:14.2}", m / s);
     }
     // Direction: BBR's share falls from shallow to deep buffers, as the model predicts.
     assert!(shares[0] > shares[5] + 0.5, "BBR's share should fall markedly from 0.5 to 16 BDP: {shares:?}");
@@ -102,12 +102,17 @@ fn bbr_share_against_cubic_falls_as_the_buffer_grows_as_ware_et_al_predict() {
     for i in 0..2 {
         assert!((shares[i] - model[i]).abs() < 0.1, "at {} BDP: {:.3} vs model {:.3}", buffers[i], shares[i], model[i]);
     }
-    // Known gap, reported rather than asserted: in deep buffers BBR's measured share is 2–4×
-    // below the model (e.g. 0.36 vs 0.63 at 4 BDP). CUBIC's timeouts empty its queue, so BBR's
-    // min-RTT estimate (hence its in-flight cap, the model's eq. (7)) tracks a shorter queue
-    // than the model assumes. Tail loss probes do not change this: the timeouts hit during
-    // fast recovery and are spurious, RTO = max(200 ms, SRTT + 4·RTTVAR) being barely above
-    // SRTT on a jitter-free queue (see docs/congestion-control.md, "Side-by-side behaviour").
+    // Magnitude in deep buffers (≥ 2 BDP): within a factor 1.6 of the model either way. The
+    // measured share stays below the model (by 1.23–1.46× with Linux's RTO formula, the
+    // default); 1.6 is that largest gap plus a margin, not a property of the model. It fails
+    // for what the sweep measured with RFC 6298's RTO formula (`tcp.rto = "rfc6298"`: 0.36,
+    // 0.19, 0.11 at 4, 8, 16 BDP, 1.7–4.6× below), where CUBIC's spurious timeouts in fast
+    // recovery (RTO barely above SRTT on a jitter-free queue) empty its queue and with it BBR's
+    // min-RTT estimate and in-flight cap (docs/congestion-control.md, "Side-by-side behaviour").
+    for i in 2..buffers.len() {
+        let (s, m) = (shares[i], model[i]);
+        assert!(s >= m / 1.6 && s <= m * 1.6, "at {} BDP: {s:.3} vs model {m:.3}, outside a factor 1.6", buffers[i]);
+    }
 }
 
 #[test]
@@ -157,10 +162,14 @@ fn rtt_unfairness_favours_the_short_rtt_flow_for_loss_based_controllers() {
         println!("  {cc:6} {r:6.2}");
     }
     // Reno's throughput ∝ 1/RTT (Mathis): the short flow wins clearly. CUBIC grows its window
-    // in real time, which makes it far fairer (the CUBIC paper: throughput ratio ≈ (RTT ratio)^¼);
-    // assert it is much fairer than Reno and not inverted. BBR is reported, not asserted (v1 is
-    // known to favour long-RTT flows, whose larger in-flight cap holds more of the queue).
+    // in real time, which makes it far fairer (the CUBIC paper: throughput ratio ≈ (RTT ratio)^¼),
+    // but the short flow still gets more: assert the direction (> 1) and that it is fairer than
+    // Reno. (With RFC 6298's RTO formula CUBIC measured 0.99: spurious timeouts in fast
+    // recovery.) The seed changes nothing here (no random element); the direction also held
+    // with the long flow starting 0.3 or 1 s later and with 0.5- and 2-BDP buffers (1.04–1.55)
+    // when this was written. BBR is reported, not asserted (v1 is known to favour long-RTT
+    // flows, whose larger in-flight cap holds more of the queue).
     let (reno, cubic) = (ratios[0], ratios[1]);
     assert!(reno > 1.5, "reno: {reno:.2}");
-    assert!(cubic > 0.8 && cubic < reno, "cubic: {cubic:.2} (reno {reno:.2})");
+    assert!(cubic > 1.0 && cubic < reno, "cubic: {cubic:.2} (reno {reno:.2})");
 }
