@@ -210,3 +210,43 @@ def test_a_folder_of_another_plan_is_refused(tmp_path: Path) -> None:
     run_sweep(load_plan(PLANS / "grid.toml"), tmp_path / "s", workers=2)
     res = _mptlab("sweep", str(PLANS / "one-invalid-combination.toml"), "--out", str(tmp_path / "s"))
     assert res.returncode == 2 and "another plan" in res.stderr
+
+
+def test_a_sweep_runs_on_an_existing_dask_scheduler_by_address(tmp_path: Path) -> None:
+    """A real `dask scheduler` and `dask worker` on loopback, addressed as tcp://host:port."""
+    dask_cli = Path(sys.executable).with_name("dask")
+    sched_file = tmp_path / "scheduler.json"
+    common = ["--no-dashboard"]
+    scheduler = subprocess.Popen(
+        [str(dask_cli), "scheduler", "--host", "127.0.0.1", "--port", "0", "--scheduler-file", str(sched_file), *common],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    worker = None
+    try:
+        deadline = time.monotonic() + 60
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(sched_file.read_text())["address"]
+        assert address.startswith("tcp://127.0.0.1:")
+        worker = subprocess.Popen(
+            [str(dask_cli), "worker", "--scheduler-file", str(sched_file), "--nthreads", "1", "--nworkers", "1",
+             "--host", "127.0.0.1", *common],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        res = _mptlab("sweep", str(PLANS / "inline-scenario.toml"), "--out", str(tmp_path / "s"), "--dask", address, "--json")
+        assert res.returncode == 0, res.stderr
+        outcome = json.loads(res.stdout)
+        assert (outcome["backend"], outcome["ok"], outcome["failed"]) == ("dask", 4, 0)
+        local = run_sweep(load_plan(PLANS / "inline-scenario.toml"), tmp_path / "local", workers=1)
+        assert local.ok == 4
+        a = _stable(Store(tmp_path / "s").query("SELECT * FROM runs"))
+        b = _stable(Store(tmp_path / "local").query("SELECT * FROM runs"))
+        pd.testing.assert_frame_equal(a, b)
+    finally:
+        for proc in (worker, scheduler):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
