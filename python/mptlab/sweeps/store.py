@@ -118,11 +118,11 @@ class Store:
             raise StoreError(f"{self.root}: not a sweep folder (no {SWEEP_META})") from None
 
     def finished(self) -> dict[str, str]:
-        """Run key -> status ('ok' or 'failed') of every committed run."""
-        status: dict[str, str] = {}
-        for key, table in self._read_parts("runs", columns=["status"]):
-            status[key] = table.column("status")[0].as_py()
-        return status
+        """Run key -> status ('ok' or 'failed') of every committed run (read from the
+        consolidated index, which `index` keeps in step with the parts)."""
+        self.index()
+        table = pq.read_table(self.root / "runs.parquet", columns=["run_key", "status"])
+        return dict(zip(table.column("run_key").to_pylist(), table.column("status").to_pylist()))
 
     def index(self) -> dict[str, int]:
         """Consolidate the committed parts into runs/flows/links.parquet (atomically) when
