@@ -96,10 +96,12 @@ def make_tasks(plan: Any) -> list[Task]:
     """One task per point of `plan`, parameters typed consistently per column."""
     points = plan.points()
     columns = list(plan.columns)
-    mixed = {c for c in columns if len({type(p.params.get(c)) for p in points}) > 1}
+    kinds = {c: {type(p.params.get(c)) for p in points} for c in columns}
+    numeric = {c for c, k in kinds.items() if k == {int, float}}  # one float column
+    mixed = {c for c, k in kinds.items() if len(k) > 1 and c not in numeric}  # one text column
     tasks = []
     for p in points:
-        params = {c: (_text(p.params.get(c)) if c in mixed else _plain(p.params.get(c))) for c in columns}
+        params = {c: _column_value(p.params.get(c), c in numeric, c in mixed) for c in columns}
         overrides = tuple(p.overrides)
         tasks.append(
             Task(
@@ -205,6 +207,12 @@ def _unique(tasks: list[Task]) -> list[Task]:
             seen.add(t.key)
             out.append(t)
     return out
+
+
+def _column_value(value: Any, numeric: bool, mixed: bool) -> Any:
+    if numeric:
+        return float(value)
+    return _text(value) if mixed else _plain(value)
 
 
 def _plain(value: Any) -> Any:

@@ -128,7 +128,14 @@ class Store:
         """Consolidate the committed parts into runs/flows/links.parquet (atomically) when
         they changed since the last index; return the row count of each table."""
         stamp_path = self.root / ".index-stamp.json"
-        stamp = {p.stem: p.stat().st_mtime_ns for p in (self.root / PARTS / "runs").glob("*.parquet")}
+        # Only the current plan's runs: parts of an earlier mptlab version (other keys) stay
+        # on disk but out of the views, so each point appears once.
+        planned = {p["run_key"] for p in self.meta().get("points", [])}
+        stamp = {
+            p.stem: p.stat().st_mtime_ns
+            for p in (self.root / PARTS / "runs").glob("*.parquet")
+            if p.stem in planned
+        }
         indexed = [self.root / f"{t}.parquet" for t in TABLES]
         if all(p.exists() for p in indexed) and _read_json(stamp_path) == stamp:
             return {t: pq.ParquetFile(p).metadata.num_rows for t, p in zip(TABLES, indexed)}
