@@ -254,42 +254,18 @@ fn single_flow_fills_a_gigabit_link_with_one_bdp_of_buffer() {
 //    goodputs (whole run) must be at least 0.95.
 // ------------------------------------------------------------------------------------------
 
-const FAIRNESS_SCENARIO: &str = r#"
-[run]
-duration = "60s"
-
-[nodes]
-hosts = ["src", "dst"]
-routers = ["r1", "r2"]
-
-[links.access_src]
-between = ["src", "r1"]
-rate = "1Gbps"
-delay = "1ms"
-
-[links.bottleneck]
-between = ["r1", "r2"]
-rate = "100Mbps"
-delay = "10ms"
-queue = { kind = "droptail", limit = "1bdp" }
-
-[links.access_dst]
-between = ["r2", "dst"]
-rate = "1Gbps"
-delay = "1ms"
-
-[flows.bulk]
-from = "src"
-to = "dst"
-count = 12
-cc = "newreno"
-app = "bulk"
-"#;
+fn fairness_scenario() -> String {
+    Dumbbell {
+        secs: 60, rate: "100Mbps", delay: "10ms", queue: r#"{ kind = "droptail", limit = "1bdp" }"#,
+        flow: "bulk", count: 12, cc: "newreno", tcp: "", extra: "",
+    }
+    .toml()
+}
 
 #[test]
 fn twelve_identical_flows_share_a_bottleneck_fairly() {
     let wall = Instant::now();
-    let (sim, summary) = run(FAIRNESS_SCENARIO, None);
+    let (sim, summary) = run(&fairness_scenario(), None);
     let goodputs: Vec<f64> = (0..sim.flows.len()).map(|f| goodput_bps(&sim, f, 0, 60) / 1e6).collect();
     assert_eq!(goodputs.len(), 12);
     let j = jain(&goodputs);
@@ -364,38 +340,10 @@ fn udp_cbr_overload_loses_the_excess() {
 const CODEL_WARMUP_S: u64 = 5;
 
 fn aqm_scenario(queue: &str) -> String {
-    format!(
-        r#"
-[run]
-duration = "60s"
-
-[nodes]
-hosts = ["src", "dst"]
-routers = ["r1", "r2"]
-
-[links.access_src]
-between = ["src", "r1"]
-rate = "1Gbps"
-delay = "1ms"
-
-[links.bottleneck]
-between = ["r1", "r2"]
-rate = "10Mbps"
-delay = "20ms"
-queue = {queue}
-
-[links.access_dst]
-between = ["r2", "dst"]
-rate = "1Gbps"
-delay = "1ms"
-
-[flows.bulk]
-from = "src"
-to = "dst"
-cc = "newreno"
-app = "bulk"
-"#
-    )
+    Dumbbell {
+        secs: 60, rate: "10Mbps", delay: "20ms", queue, flow: "bulk", count: 1, cc: "newreno", tcp: "", extra: "",
+    }
+    .toml()
 }
 
 struct QueueDelay {

@@ -40,45 +40,18 @@ const WARMUP_S: u64 = 20;
 const MSS: f64 = 1460.0;
 
 fn scenario(rate_mbps: u32, delay_ms: u32, queue_limit: &str) -> String {
-    format!(
-        r#"
-[run]
-duration = "{DURATION_S}s"
-
-[metrics]
-trace_interval = "10ms"
-
-[nodes]
-hosts = ["src", "dst"]
-routers = ["r1", "r2"]
-
-[links.access]
-between = ["src", "r1"]
-rate = "1Gbps"
-delay = "1ms"
-
-[links.bottleneck]
-between = ["r1", "r2"]
-rate = "{rate_mbps}Mbps"
-delay = "{delay_ms}ms"
-queue = {{ kind = "droptail", limit = "{queue_limit}" }}
-
-[links.egress]
-between = ["r2", "dst"]
-rate = "1Gbps"
-delay = "1ms"
-
-[flows.f]
-from = "src"
-to = "dst"
-cc = "vegas"
-app = "bulk"
-
-[flows.f.tcp]
-send_buffer = "64MB"
-recv_buffer = "64MB"
-"#
-    )
+    Dumbbell {
+        secs: DURATION_S,
+        rate: &format!("{rate_mbps}Mbps"),
+        delay: &format!("{delay_ms}ms"),
+        queue: &format!(r#"{{ kind = "droptail", limit = "{queue_limit}" }}"#),
+        flow: "f",
+        count: 1,
+        cc: "vegas",
+        tcp: BIG_BUFFERS,
+        extra: "[metrics]\ntrace_interval = \"10ms\"\n",
+    }
+    .toml()
 }
 
 struct Outcome {

@@ -137,3 +137,40 @@ impl OneLink<'_> {
         t
     }
 }
+
+/// `src -> r1 == r2 -> dst`: 1 Gbit/s, 1 ms access links around one bottleneck, `count` flows
+/// of one entry from src to dst: the topology of the fairness, AQM and Vegas tests.
+pub struct Dumbbell<'a> {
+    pub secs: u64,
+    pub rate: &'a str,
+    pub delay: &'a str,
+    /// The bottleneck's queue table, e.g. `{ kind = "droptail", limit = "1bdp" }`.
+    pub queue: &'a str,
+    pub flow: &'a str,
+    pub count: u32,
+    pub cc: &'a str,
+    /// Contents of the flow's `tcp = { ... }` table; none when empty.
+    pub tcp: &'a str,
+    /// Extra top-level tables, e.g. `[metrics]\ntrace_interval = "10ms"\n`.
+    pub extra: &'a str,
+}
+
+impl Dumbbell<'_> {
+    pub fn toml(&self) -> String {
+        let mut t = format!(
+            "[run]\nduration = \"{}s\"\n\n{}\n[nodes]\nhosts = [\"src\", \"dst\"]\nrouters = [\"r1\", \"r2\"]\n\n\
+             [links.access_src]\nbetween = [\"src\", \"r1\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\n\
+             [links.bottleneck]\nbetween = [\"r1\", \"r2\"]\nrate = \"{}\"\ndelay = \"{}\"\nqueue = {}\n\n\
+             [links.access_dst]\nbetween = [\"r2\", \"dst\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"\n\n\
+             [flows.{}]\nfrom = \"src\"\nto = \"dst\"\ncc = \"{}\"\napp = \"bulk\"\n",
+            self.secs, self.extra, self.rate, self.delay, self.queue, self.flow, self.cc
+        );
+        if self.count != 1 {
+            t += &format!("count = {}\n", self.count);
+        }
+        if !self.tcp.is_empty() {
+            t += &format!("tcp = {{ {} }}\n", self.tcp);
+        }
+        t
+    }
+}
