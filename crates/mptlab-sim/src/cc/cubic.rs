@@ -545,6 +545,13 @@ mod tests {
             }
         }
 
+        /// Slow start to `segments`, a loss there, one RTT of recovery: the start of a CUBIC epoch.
+        fn lose_at(&mut self, c: &mut Cubic, rtt: Time, segments: u64) {
+            self.grow_to(c, rtt, segments);
+            self.loss(c);
+            self.recover(c, rtt);
+        }
+
         /// Fast recovery entered with the whole window outstanding.
         fn loss(&mut self, c: &mut Cubic) {
             c.on_congestion_event(&LossEvent { now: self.now, flight_size: c.window(), mss: MSS, during_recovery: false });
@@ -629,9 +636,7 @@ mod tests {
         let rtt = 100 * MS;
         let mut c = cubic_with(CubicConfig { fast_convergence, ..Default::default() });
         let mut f = Fluid::new();
-        f.grow_to(&mut c, rtt, 100);
-        f.loss(&mut c);
-        f.recover(&mut c, rtt);
+        f.lose_at(&mut c, rtt, 100);
         f.run(&mut c, rtt, SECOND);
         let cwnd = segs(&c);
         f.loss(&mut c);
@@ -663,9 +668,7 @@ mod tests {
         let rtt = 100 * MS;
         let mut c = cubic();
         let mut f = Fluid::new();
-        f.grow_to(&mut c, rtt, 100);
-        f.loss(&mut c);
-        f.recover(&mut c, rtt);
+        f.lose_at(&mut c, rtt, 100);
         f.run(&mut c, rtt, 6 * SECOND); // past K ≈ 4.2 s
         let cwnd = segs(&c);
         assert!(cwnd > 100.0);
@@ -859,9 +862,7 @@ mod tests {
         let rtt = 100 * MS;
         let mut c = cubic();
         let mut f = Fluid::new();
-        f.grow_to(&mut c, rtt, 100);
-        f.loss(&mut c);
-        f.recover(&mut c, rtt);
+        f.lose_at(&mut c, rtt, 100);
         f.ack(&mut c, rtt);
         let (_, t_epoch) = c.epoch().unwrap();
         let w = c.window();
@@ -884,9 +885,7 @@ mod tests {
         let rtt = 100 * MS;
         let mut c = cubic();
         let mut f = Fluid::new();
-        f.grow_to(&mut c, rtt, 100);
-        f.loss(&mut c);
-        f.recover(&mut c, rtt);
+        f.lose_at(&mut c, rtt, 100);
         f.ack(&mut c, rtt);
         let last_ack = f.now;
         let (_, t_epoch) = c.epoch().unwrap();
