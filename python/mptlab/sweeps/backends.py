@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
-from mptlab.sweeps.worker import Payload, Task, run_task
+from mptlab.sweeps.worker import Payload, Task, failed_payload, run_task
 
 _PR_SET_PDEATHSIG = 1
 
@@ -98,8 +98,6 @@ def _result(fut: Any, task: Task) -> Payload:
     try:
         return fut.result()
     except Exception as exc:  # noqa: BLE001 - the worker died or could not unpickle
-        from mptlab.sweeps.worker import failed_payload
-
         return failed_payload(task, f"worker failed: {type(exc).__name__}: {exc}")
 
 

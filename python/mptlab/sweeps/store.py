@@ -216,15 +216,16 @@ class Store:
         stems = pa.array([Path(f).stem for f in tbl.column("filename").to_pylist()])
         keep = pa.compute.is_in(stems, value_set=pa.array(sorted(committed), pa.string()))
         tbl = tbl.drop_columns(["filename"]).filter(keep)
-        # DuckDB reorders nothing but may widen strings; sort rows for a stable index.
-        return tbl.sort_by([("run_key", "ascending")] + ([("flow", "ascending")] if "flow" in tbl.column_names else []) + ([("link", "ascending")] if "link" in tbl.column_names else []))
+        # A stable row order, whatever order the files were read in.
+        order = [c for c in ("run_key", "flow", "link") if c in tbl.column_names]
+        return tbl.sort_by([(c, "ascending") for c in order])
 
-    def _read_parts(self, table: str, columns: list[str] | None = None) -> Iterable[tuple[str, pa.Table]]:
+    def _read_parts(self, table: str) -> Iterable[tuple[str, pa.Table]]:
         """(key, table) of each readable part; unreadable ones (which atomic writes should
         make impossible: a disk error, a hand edit) are skipped, so their run is redone."""
         for path in sorted((self.root / PARTS / table).glob("*.parquet")):
             try:
-                yield path.stem, pq.read_table(path, columns=columns)
+                yield path.stem, pq.read_table(path)
             except (OSError, pa.ArrowInvalid):
                 continue
 
