@@ -11,6 +11,8 @@ from typing import Any
 from rich.console import Console, Group
 from rich.table import Table
 
+from mptlab.sweeps.flatten import stat
+
 MAX_ROWS = 12
 DASH = "–"
 
@@ -45,12 +47,12 @@ def flows_table(summary: dict[str, Any]) -> Table:
         t.add_row(
             f.get("name", DASH),
             proto,
-            _num(_get(f, "goodput_mbps", "mean")),
+            _num(stat(f, "goodput_mbps", "mean")),
             _num(f.get("loss_pct"), 3),
             _int(f.get("retransmissions")),
             _int(f.get("rto_count")),
-            _num(_get(f, "jitter_ms", "mean"), 3),
-            _num(_get(f, "owd_ms", "p50")),
+            _num(stat(f, "jitter_ms", "mean"), 3),
+            _num(stat(f, "owd_ms", "p50")),
         )
     _more(t, len(flows), "flows")
     return t
@@ -62,7 +64,7 @@ def links_table(summary: dict[str, Any]) -> Table:
     title = f"links with traffic ({len(links)}" + (f"; {idle} idle)" if idle else ")")
     if len(links) > MAX_ROWS:
         # Show the busiest: highest mean throughput first.
-        links = sorted(links, key=lambda l: -(_get(l, "throughput_mbps", "mean") or 0.0))
+        links = sorted(links, key=lambda l: -(stat(l, "throughput_mbps", "mean") or 0.0))
         title += ", busiest first"
     t = Table(title=title, title_justify="left", header_style="bold")
     t.add_column("link", no_wrap=True)
@@ -74,9 +76,9 @@ def links_table(summary: dict[str, Any]) -> Table:
         t.add_row(
             l.get("name", DASH),
             _num(l.get("rate_mbps"), 1),
-            _num(_get(l, "throughput_mbps", "mean")),
+            _num(stat(l, "throughput_mbps", "mean")),
             _num(l.get("drop_pct"), 3),
-            _num(_get(l, "queue_delay_ms", "p95")),
+            _num(stat(l, "queue_delay_ms", "p95")),
         )
     _more(t, len(links), "links")
     return t
@@ -109,11 +111,6 @@ def _more(t: Table, n: int, what: str) -> None:
     if n > MAX_ROWS:
         t.caption = f"… and {n - MAX_ROWS} more {what} (all in summary.json)"
         t.caption_justify = "left"
-
-
-def _get(d: dict[str, Any], key: str, stat: str) -> Any:
-    v = d.get(key)
-    return v.get(stat) if isinstance(v, dict) else None
 
 
 def _num(v: Any, digits: int = 2) -> str:

@@ -19,11 +19,11 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
     flows = summary.get("flows", [])
     row: dict[str, Any] = {
         "flows": len(flows),
-        "goodput_mbps": sum(_stat(f, "goodput_mbps", "mean") or 0.0 for f in flows),
+        "goodput_mbps": sum(stat(f, "goodput_mbps", "mean") or 0.0 for f in flows),
         "jain": summary.get("jain_all_flows"),
         "loss_pct": _loss_pct(summary.get("protocols", {}).values()),
         "owd_ms": _weighted_mean(flows, "owd_ms"),
-        "jitter_ms": _mean(_stat(f, "jitter_ms", "mean") for f in flows),
+        "jitter_ms": _mean(stat(f, "jitter_ms", "mean") for f in flows),
         "retransmissions": sum(f.get("retransmissions") or 0 for f in flows),
         "rto_count": sum(f.get("rto_count") or 0 for f in flows),
         "completion_time_s": _max(f.get("completion_time_s") for f in flows),
@@ -37,9 +37,9 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
         if not link.get("packets"):
             continue  # links that carried nothing would only add empty columns
         name = link["name"]
-        row[f"throughput_mbps__{name}"] = _stat(link, "throughput_mbps", "mean")
+        row[f"throughput_mbps__{name}"] = stat(link, "throughput_mbps", "mean")
         row[f"utilization__{name}"] = _utilization(link)
-        row[f"queue_delay_ms__{name}"] = _stat(link, "queue_delay_ms", "mean")
+        row[f"queue_delay_ms__{name}"] = stat(link, "queue_delay_ms", "mean")
         row[f"drop_pct__{name}"] = link.get("drop_pct")
     return row
 
@@ -56,14 +56,14 @@ def flow_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
                 "cc": f.get("cc"),
                 "src": f.get("src"),
                 "dst": f.get("dst"),
-                "goodput_mbps": _stat(f, "goodput_mbps", "mean"),
-                "goodput_mbps_p50": _stat(f, "goodput_mbps", "p50"),
-                "goodput_mbps_std": _stat(f, "goodput_mbps", "std"),
-                "jitter_ms": _stat(f, "jitter_ms", "mean"),
-                "jitter_ms_p95": _stat(f, "jitter_ms", "p95"),
-                "owd_ms": _stat(f, "owd_ms", "mean"),
-                "owd_ms_p95": _stat(f, "owd_ms", "p95"),
-                "owd_ms_p99": _stat(f, "owd_ms", "p99"),
+                "goodput_mbps": stat(f, "goodput_mbps", "mean"),
+                "goodput_mbps_p50": stat(f, "goodput_mbps", "p50"),
+                "goodput_mbps_std": stat(f, "goodput_mbps", "std"),
+                "jitter_ms": stat(f, "jitter_ms", "mean"),
+                "jitter_ms_p95": stat(f, "jitter_ms", "p95"),
+                "owd_ms": stat(f, "owd_ms", "mean"),
+                "owd_ms_p95": stat(f, "owd_ms", "p95"),
+                "owd_ms_p99": stat(f, "owd_ms", "p99"),
                 "loss_pct": f.get("loss_pct"),
                 "srtt_ms": f.get("srtt_ms_mean"),
                 "retransmissions": f.get("retransmissions"),
@@ -87,26 +87,27 @@ def link_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
                 "from": link.get("from"),
                 "to": link.get("to"),
                 "rate_mbps": link.get("rate_mbps"),
-                "throughput_mbps": _stat(link, "throughput_mbps", "mean"),
+                "throughput_mbps": stat(link, "throughput_mbps", "mean"),
                 "utilization": _utilization(link),
-                "queue_delay_ms": _stat(link, "queue_delay_ms", "mean"),
-                "queue_delay_ms_p95": _stat(link, "queue_delay_ms", "p95"),
+                "queue_delay_ms": stat(link, "queue_delay_ms", "mean"),
+                "queue_delay_ms_p95": stat(link, "queue_delay_ms", "p95"),
                 "queue_pkts_max": link.get("queue_pkts_max"),
                 "drops": link.get("drops"),
                 "drop_pct": link.get("drop_pct"),
-                "jitter_ms": _stat(link, "jitter_ms", "mean"),
+                "jitter_ms": stat(link, "jitter_ms", "mean"),
             }
         )
     return rows
 
 
-def _stat(obj: dict[str, Any], key: str, stat: str) -> float | None:
+def stat(obj: dict[str, Any], key: str, name: str) -> float | None:
+    """One statistic of a summary block (`stat(flow, "goodput_mbps", "mean")`), None if absent."""
     block = obj.get(key)
-    return block.get(stat) if isinstance(block, dict) else None
+    return block.get(name) if isinstance(block, dict) else None
 
 
 def _utilization(link: dict[str, Any]) -> float | None:
-    thr = _stat(link, "throughput_mbps", "mean")
+    thr = stat(link, "throughput_mbps", "mean")
     rate = link.get("rate_mbps")
     return thr / rate if thr is not None and rate else None
 
