@@ -7,6 +7,7 @@ pub mod cc;
 pub mod metrics;
 pub mod net;
 pub mod scenario;
+pub mod sched;
 pub mod sim;
 pub mod spec;
 pub mod transport;

@@ -11,6 +11,7 @@
 pub mod bbr;
 pub mod bbr2;
 mod config;
+pub mod coupled;
 pub mod cubic;
 pub mod hystart;
 pub mod options;
@@ -21,6 +22,7 @@ pub mod vegas;
 
 use mptlab_engine::Time;
 pub use config::{CcConfig, Options};
+pub use coupled::SubflowCcView;
 pub use reno::Reno;
 
 /// One delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation-02 §3.3), taken from the
@@ -139,6 +141,13 @@ pub trait CongestionControl {
     fn metrics(&self) -> CcMetrics {
         CcMetrics { cwnd: self.window(), ssthresh: self.ssthresh(), pacing_rate: self.pacing_rate() }
     }
+    /// Coupled multipath controllers: this subflow's state for its peers (None: uncoupled).
+    fn coupled_view(&self) -> Option<SubflowCcView> {
+        None
+    }
+    /// Coupled multipath controllers: every subflow's view (this one at index `me`), handed
+    /// over before each ACK, loss and timeout event of this subflow.
+    fn couple(&mut self, _views: &[SubflowCcView], _me: usize) {}
 }
 
 /// Static dispatch over every controller (the per-packet path never goes through `dyn`).
@@ -203,6 +212,12 @@ impl CongestionControl for AnyCc {
     }
     fn uses_prr(&self) -> bool {
         dispatch!(self, c => c.uses_prr())
+    }
+    fn coupled_view(&self) -> Option<SubflowCcView> {
+        dispatch!(self, c => c.coupled_view())
+    }
+    fn couple(&mut self, views: &[SubflowCcView], me: usize) {
+        dispatch!(self, c => c.couple(views, me))
     }
 }
 

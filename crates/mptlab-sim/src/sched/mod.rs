@@ -1,0 +1,83 @@
+//! Multipath packet schedulers: one trait shared by MPTCP, multipath QUIC and tunnels.
+//!
+//! A scheduler gets read-only views of the connection and of each path (subflow) and returns a
+//! decision: send the next chunk (at most one MSS of connection-level data) on path i, send it
+//! on several paths (redundant), or wait. It never mutates connection state; it may keep its own
+//! state (a round-robin cursor, learned estimates).
+//!
+//! The connection asks again after every chunk it places, so a decision is per chunk. A path
+//! with `has_space` can send a segment right now (congestion window and pacing allow it). A
+//! scheduler may also pick a path without space but with `can_queue` (the chunk then waits in
+//! that subflow's send queue, as OTIAS and Linux's burst scheduler do); choosing a path with
+//! neither is treated as `Wait`.
+
+use mptlab_engine::Time;
+
+/// What a scheduler sees of one path (one subflow).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PathView {
+    /// Index of the path in the connection (stable for its lifetime).
+    pub id: usize,
+    /// Established and not (potentially) failed: data may be scheduled on it.
+    pub usable: bool,
+    /// Congestion window and pacing let it send one more full segment now.
+    pub has_space: bool,
+    /// Its send queue can take one more chunk that would wait for the window.
+    pub can_queue: bool,
+    /// Smoothed RTT (RFC 6298), 0 before the first sample.
+    pub srtt: Time,
+    /// RTT variation (RFC 6298 RTTVAR), 0 before the first sample.
+    pub rttvar: Time,
+    /// Minimum RTT seen, 0 before the first sample.
+    pub min_rtt: Time,
+    /// Congestion window in bytes (the window that limits sending).
+    pub cwnd: u64,
+    /// Bytes in flight (RFC 6675 pipe).
+    pub in_flight: u64,
+    /// Bytes assigned to this subflow and not yet sent.
+    pub queued: u64,
+    /// Sending rate in bytes per second: the controller's pacing rate, else cwnd / SRTT
+    /// (0 before the first RTT sample).
+    pub pacing_rate: u64,
+    pub mss: u32,
+    /// User-given preference, lower is preferred (CPF); defaults to the path index.
+    pub priority: u32,
+    /// A backup path (RFC 8684 MP_PRIO B flag): used only when no other path is usable.
+    pub backup: bool,
+    /// Data segments sent and retransmitted on this path so far (loss-aware schedulers).
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    /// Payload bytes acknowledged on this path so far.
+    pub bytes_acked: u64,
+}
+
+/// What a scheduler sees of the connection.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ConnView {
+    pub now: Time,
+    /// Connection-level bytes waiting to be scheduled (`u64::MAX / 2` for a greedy sender).
+    pub unsent: u64,
+    /// Bytes the connection-level (data-level) receive window still allows beyond what is sent.
+    pub window_space: u64,
+    /// Connection-level bytes sent and not yet data-acknowledged.
+    pub unacked: u64,
+    /// The connection's send buffer size in bytes.
+    pub send_buffer: u64,
+    /// Size of the chunk being scheduled (≤ one MSS).
+    pub chunk: u32,
+}
+
+/// A scheduler's answer for the next chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Send the chunk on this path.
+    Send(usize),
+    /// Send the same chunk on every path whose bit is set (bit i = path i).
+    Redundant(u64),
+    /// Send nothing now; the connection asks again on the next ACK or window change.
+    Wait,
+}
+
+pub trait Scheduler {
+    fn select(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision;
+}
