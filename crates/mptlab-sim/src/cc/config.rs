@@ -5,7 +5,7 @@
 use super::options::OptValue;
 use super::reno::{Recovery, Reno};
 use super::{AnyCc, CcParams};
-use super::{bbr, bbr2, cubic, vegas};
+use super::{bbr, bbr2, coupled, cubic, vegas};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// A controller's options: their names (for error messages and docs) and how to set one.
@@ -25,25 +25,23 @@ pub enum CcConfig {
     Bbr(bbr::BbrConfig),
     Bbr2(bbr2::Bbr2Config),
     Vegas(vegas::VegasConfig),
+    /// A coupled multipath controller (`lia`, `olia`, `balia`, `wvegas`), or one composed with a
+    /// per-path controller (`lia+cubic`, ...: `cc_options` are the path controller's).
+    Coupled(coupled::CoupledConfig),
 }
 
 impl Serialize for CcConfig {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("cc", self.name())?;
-        match self {
-            CcConfig::Reno | CcConfig::NewReno => {}
-            CcConfig::Cubic(c) => m.serialize_entry("cc_options", c)?,
-            CcConfig::Bbr(c) => m.serialize_entry("cc_options", c)?,
-            CcConfig::Bbr2(c) => m.serialize_entry("cc_options", c)?,
-            CcConfig::Vegas(c) => m.serialize_entry("cc_options", c)?,
-        }
+        self.serialize_options(&mut m)?;
         m.end()
     }
 }
 
 impl CcConfig {
-    /// The default configuration of a canonical registry name.
+    /// The default configuration of a canonical registry name (a composite `lia+cubic`
+    /// included).
     pub fn default_for(name: &str) -> Option<Self> {
         Some(match name {
             "reno" => CcConfig::Reno,
@@ -52,8 +50,25 @@ impl CcConfig {
             "bbr" => CcConfig::Bbr(Default::default()),
             "bbr2" => CcConfig::Bbr2(Default::default()),
             "vegas" => CcConfig::Vegas(Default::default()),
-            _ => return None,
+            _ => return coupled::CoupledConfig::default_for(name).map(CcConfig::Coupled),
         })
+    }
+
+    /// The `cc_options` entry, for controllers that have options (a composite: its path
+    /// controller's).
+    fn serialize_options<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+        match self {
+            CcConfig::Reno | CcConfig::NewReno => Ok(()),
+            CcConfig::Cubic(c) => m.serialize_entry("cc_options", c),
+            CcConfig::Bbr(c) => m.serialize_entry("cc_options", c),
+            CcConfig::Bbr2(c) => m.serialize_entry("cc_options", c),
+            CcConfig::Vegas(c) => m.serialize_entry("cc_options", c),
+            CcConfig::Coupled(c) => match (c.path(), c.algo()) {
+                (Some(path), _) => path.serialize_options(m),
+                (None, coupled::AlgoConfig::Wvegas(w)) => m.serialize_entry("cc_options", w),
+                (None, _) => Ok(()),
+            },
+        }
     }
 
     pub fn name(&self) -> &'static str {
@@ -64,6 +79,7 @@ impl CcConfig {
             CcConfig::Bbr(_) => "bbr",
             CcConfig::Bbr2(_) => "bbr2",
             CcConfig::Vegas(_) => "vegas",
+            CcConfig::Coupled(c) => c.name(),
         }
     }
 
@@ -75,6 +91,7 @@ impl CcConfig {
             CcConfig::Bbr(_) => <bbr::BbrConfig as Options>::NAMES,
             CcConfig::Bbr2(_) => <bbr2::Bbr2Config as Options>::NAMES,
             CcConfig::Vegas(_) => <vegas::VegasConfig as Options>::NAMES,
+            CcConfig::Coupled(c) => c.option_names(),
         }
     }
 
@@ -89,6 +106,7 @@ impl CcConfig {
             CcConfig::Bbr(c) => c.set(key, value),
             CcConfig::Bbr2(c) => c.set(key, value),
             CcConfig::Vegas(c) => c.set(key, value),
+            CcConfig::Coupled(c) => c.set(key, value),
         }
     }
 
@@ -100,6 +118,7 @@ impl CcConfig {
             CcConfig::Bbr(c) => AnyCc::Bbr(Box::new(bbr::Bbr::new(p, c))),
             CcConfig::Bbr2(c) => AnyCc::Bbr2(Box::new(bbr2::Bbr2::new(p, c))),
             CcConfig::Vegas(c) => AnyCc::Vegas(vegas::Vegas::new(p, c)),
+            CcConfig::Coupled(c) => c.build(p),
         }
     }
 }
@@ -107,11 +126,11 @@ impl CcConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::registry::{names, CONGESTION_CONTROLLERS};
+    use crate::cc::registry::{COMPOSITES, CONGESTION_CONTROLLERS};
 
     #[test]
     fn every_registry_name_has_a_config_that_builds() {
-        for name in names(CONGESTION_CONTROLLERS) {
+        for name in CONGESTION_CONTROLLERS.iter().map(|a| a.name).chain(COMPOSITES.iter().copied()) {
             let cfg = CcConfig::default_for(name).unwrap_or_else(|| panic!("{name} has no config"));
             assert_eq!(cfg.name(), name);
             let _ = cfg.build(CcParams { mss: 1460, initial_cwnd_segments: 10 });

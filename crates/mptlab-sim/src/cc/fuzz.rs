@@ -3,11 +3,16 @@
 //! model of a TCP connection; the controller gets the hook calls the TCP sender would make, and
 //! `invariants` is checked after every operation.
 //!
-//! One harness, every controller: the cases run for each name in `CONGESTION_CONTROLLERS`, built
-//! through `CcConfig::default_for(name)` and `build` (static dispatch via `AnyCc`, as in the
-//! simulator), with random `cc_options` set through the same `Options` path a scenario uses
-//! (values the option rejects are skipped). A controller added to the registry is fuzzed without
-//! any change here.
+//! One harness, every controller: the cases run for each name in `CONGESTION_CONTROLLERS` and
+//! for `FUZZED_COMPOSITES`, built through `CcConfig::default_for(name)` and `build` (static
+//! dispatch via `AnyCc`, as in the simulator), with random `cc_options` set through the same
+//! `Options` path a scenario uses (values the option rejects are skipped). A controller added to
+//! the registry is fuzzed without any change here.
+//!
+//! Coupled controllers (`coupled_view()` is Some) get `couple(views, me)` before every ACK,
+//! congestion event and timeout, as the MPTCP connection calls it: `views` are the case's random
+//! peer views (any values: inactive, without RTT, zero or huge windows, rates and loss
+//! distances; changed by `Op::Peer`) with the controller's own view inserted at index `me`.
 //!
 //! The model (`Conn`): time only moves forward; segments are sent in order, each recording the
 //! delivery state at its send (C.delivered, C.lost, bytes in flight after it, app-limited), and
@@ -43,8 +48,8 @@
 //! operations) and the first operation after which an invariant broke.
 
 use super::options::OptValue;
-use super::registry::{names, CONGESTION_CONTROLLERS};
-use super::{AckEvent, CcConfig, CcParams, CongestionControl, LossEvent, RateSample};
+use super::registry::CONGESTION_CONTROLLERS;
+use super::{AckEvent, CcConfig, CcParams, CongestionControl, LossEvent, RateSample, SubflowCcView};
 use mptlab_engine::time::{MICROSECOND, MILLISECOND, SECOND};
 use mptlab_engine::Time;
 use proptest::prelude::*;
@@ -62,6 +67,9 @@ const PACING_RATE_FLOOR_CAP: u128 = 1 << 50;
 const PACING_GAIN_CAP: u128 = 16;
 /// The model never has more than this in flight (1 GiB).
 const MAX_IN_FLIGHT: u64 = 1 << 30;
+/// Composite controllers (`<coupled>+<path>`) fuzzed besides the registry's entries: each
+/// coupled controller once, with path controllers that have states and pacing.
+const FUZZED_COMPOSITES: &[&str] = &["lia+cubic", "olia+bbr2", "balia+vegas", "wvegas+bbr2"];
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -93,6 +101,8 @@ enum Op {
     Rto,
     /// Time passes without events.
     Advance { us: u64 },
+    /// Coupled controllers: peer view `i` (modulo their number) changes.
+    Peer { i: u8, view: SubflowCcView },
 }
 
 #[derive(Clone, Debug)]
@@ -102,7 +112,29 @@ struct Case {
     /// (option index modulo the controller's option count, number, boolean): set as a number
     /// if the option takes that number, else as the boolean.
     options: Vec<(usize, f64, bool)>,
+    /// Coupled controllers: the other subflows' views, and the controller's own index.
+    peers: Vec<SubflowCcView>,
+    me: usize,
     ops: Vec<Op>,
+}
+
+/// A random subflow view, sane or not.
+fn view() -> impl Strategy<Value = SubflowCcView> {
+    let bytes = || prop_oneof![Just(0u64), 1u64..=1 << 30, any::<u64>()];
+    let time = || prop_oneof![Just(0 as Time), 1..=10 * SECOND, any::<Time>()];
+    (prop::bool::weighted(0.8), bytes(), bytes(), time(), time(), any::<u32>(), bytes(), bytes(), bytes()).prop_map(
+        |(active, cwnd, ssthresh, srtt, min_rtt, mss, bytes_since_loss, bytes_between_losses, rate)| SubflowCcView {
+            active,
+            cwnd,
+            ssthresh,
+            srtt,
+            min_rtt,
+            mss,
+            bytes_since_loss,
+            bytes_between_losses,
+            rate,
+        },
+    )
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -129,6 +161,7 @@ fn op() -> impl Strategy<Value = Op> {
             });
     let advance =
         prop_oneof![1u64..=1_000, 1_000u64..=1_000_000, 1_000_000u64..=20_000_000].prop_map(|us| Op::Advance { us });
+    let peer = (any::<u8>(), view()).prop_map(|(i, view)| Op::Peer { i, view });
     prop_oneof![
         8 => send,
         12 => ack,
@@ -136,6 +169,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => Just(Op::RecoveryExit),
         1 => Just(Op::Rto),
         1 => advance,
+        1 => peer,
     ]
 }
 
@@ -145,8 +179,17 @@ fn case() -> impl Strategy<Value = Case> {
     let initial = prop_oneof![4 => Just(10u32), 4 => 1u32..=100, 1 => Just(1_000_000u32)];
     let number = prop_oneof![0.0..=1.0f64, 0.0..=100.0f64, -10.0..=1000.0f64, Just(0.0), Just(100.0)];
     let options = prop::collection::vec((any::<usize>(), number, any::<bool>()), 0..4);
-    (mss, initial, options, prop::collection::vec(op(), 1..300))
-        .prop_map(|(mss, initial_cwnd_segments, options, ops)| Case { mss, initial_cwnd_segments, options, ops })
+    let peers = prop::collection::vec(view(), 0..4);
+    (mss, initial, options, peers, any::<usize>(), prop::collection::vec(op(), 1..300)).prop_map(
+        |(mss, initial_cwnd_segments, options, peers, me, ops)| Case {
+            mss,
+            initial_cwnd_segments,
+            options,
+            peers,
+            me,
+            ops,
+        },
+    )
 }
 
 /// One segment in the pipe and the delivery state recorded when it was sent.
@@ -182,10 +225,14 @@ struct Conn {
     /// sample, sample interval; at most 1 ms) seen so far: the scale of a sane pacing rate.
     max_bytes: u64,
     min_time: Time,
+    /// Coupled controllers: the peers' views and the controller's index among them.
+    peers: Vec<SubflowCcView>,
+    me: usize,
 }
 
 impl Conn {
-    fn new(mss: u32) -> Self {
+    fn new(mss: u32, peers: Vec<SubflowCcView>, me: usize) -> Self {
+        let me = me % (peers.len() + 1);
         Conn {
             mss: mss as u64,
             now: 0,
@@ -202,6 +249,18 @@ impl Conn {
             sample_seen: false,
             max_bytes: 0,
             min_time: MILLISECOND,
+            peers,
+            me,
+        }
+    }
+
+    /// Hand a coupled controller every subflow's view, its own at `me` (as the MPTCP connection
+    /// does before each ACK, congestion event and timeout).
+    fn couple(&self, cc: &mut impl CongestionControl) {
+        if let Some(own) = cc.coupled_view() {
+            let mut views = self.peers.clone();
+            views.insert(self.me, SubflowCcView { active: true, ..own });
+            cc.couple(&views, self.me);
         }
     }
 
@@ -244,6 +303,7 @@ impl Conn {
                 }
             }
             Op::Ack { dt_us, cum_segs, sack_segs, lost_segs, rtt, rate, cwnd_limited, flag_recovery } => {
+                self.couple(cc);
                 self.now += dt_us.max(1) as Time * MICROSECOND;
                 let prior_in_flight = self.in_flight;
                 let take = (cum_segs as usize + sack_segs as usize).min(self.pipe.len());
@@ -321,6 +381,7 @@ impl Conn {
                 });
             }
             Op::CongestionEvent => {
+                self.couple(cc);
                 if !self.in_recovery && !self.in_loss {
                     self.in_recovery = true;
                     let ev = LossEvent {
@@ -340,6 +401,7 @@ impl Conn {
                 }
             }
             Op::Rto => {
+                self.couple(cc);
                 if self.flight_size() > 0 {
                     let during_recovery = self.in_recovery || self.in_loss;
                     let ev =
@@ -355,6 +417,12 @@ impl Conn {
                 }
             }
             Op::Advance { us } => self.now += us * MICROSECOND,
+            Op::Peer { i, view } => {
+                let n = self.peers.len();
+                if n > 0 {
+                    self.peers[i as usize % n] = view;
+                }
+            }
         }
     }
 }
@@ -419,7 +487,7 @@ fn build(name: &str, case: &Case) -> super::AnyCc {
 /// Run one case against a controller; the error names the first operation that broke an
 /// invariant.
 fn run_case<C: CongestionControl>(mut cc: C, case: &Case) -> Result<(), String> {
-    let mut conn = Conn::new(case.mss);
+    let mut conn = Conn::new(case.mss, case.peers.clone(), case.me);
     conn.observe(cc.window());
     invariants(&cc, &conn).map_err(|e| format!("after construction: {e}"))?;
     for (i, op) in case.ops.iter().enumerate() {
@@ -464,11 +532,11 @@ fn fuzz<C: CongestionControl>(make: impl Fn(&Case) -> C, cases: u32) -> Result<(
 fn every_registered_controller_keeps_its_invariants_under_random_operations() {
     let n = cases();
     let mut failures = Vec::new();
-    for name in names(CONGESTION_CONTROLLERS) {
+    for name in CONGESTION_CONTROLLERS.iter().map(|a| a.name).chain(FUZZED_COMPOSITES.iter().copied()) {
         let t = std::time::Instant::now();
         let result = fuzz(|c| build(name, c), n);
         println!(
-            "cc fuzz: {name:8} {n} cases in {:.2} s: {}",
+            "cc fuzz: {name:11} {n} cases in {:.2} s: {}",
             t.elapsed().as_secs_f64(),
             if result.is_ok() { "ok" } else { "FAILED" }
         );

@@ -4,9 +4,10 @@
 //! (bytes the sender may have in flight) and optionally `pacing_rate()`. Rate-based controllers
 //! get a delivery-rate sample with every ACK (`AckEvent::rate`, estimated by the transport per
 //! draft-cheng-iccrg-delivery-rate-estimation from state recorded with each segment when it was
-//! sent). Coupled multipath controllers will receive a read-only slice of subflow views in
-//! addition. On the per-packet path the transport holds an `AnyCc` enum (static dispatch);
-//! `CcConfig` (a name plus typed options) is the one place a scenario becomes a controller.
+//! sent). Coupled multipath controllers (`coupled/`) receive a read-only slice of subflow views
+//! in addition (`CongestionControl::couple`). On the per-packet path the transport holds an
+//! `AnyCc` enum (static dispatch); `CcConfig` (a name plus typed options) is the one place a
+//! scenario becomes a controller.
 
 pub mod bbr;
 pub mod bbr2;
@@ -158,6 +159,9 @@ pub enum AnyCc {
     Bbr(Box<bbr::Bbr>),
     Bbr2(Box<bbr2::Bbr2>),
     Vegas(vegas::Vegas),
+    // A coupled multipath controller (LIA, OLIA, BALIA, wVegas), alone or composed with a
+    // per-path controller (which is itself an `AnyCc`: boxed).
+    Coupled(Box<coupled::Coupled>),
 }
 
 macro_rules! dispatch {
@@ -168,6 +172,7 @@ macro_rules! dispatch {
             AnyCc::Bbr($c) => $e,
             AnyCc::Bbr2($c) => $e,
             AnyCc::Vegas($c) => $e,
+            AnyCc::Coupled($c) => $e,
         }
     };
 }

@@ -47,18 +47,126 @@ pub const CONGESTION_CONTROLLERS: &[AlgoInfo] = &[
         summary: "delay-based: keeps between alpha=2 and beta=4 packets queued at the bottleneck (Linux defaults)",
         source: "Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c",
     },
+    AlgoInfo {
+        name: "lia",
+        aliases: &[],
+        summary: "coupled multipath (MPTCP): linked increases, alpha from every subflow's cwnd/rtt, increase capped at Reno's; Reno on one subflow; also `lia+<path cc>`",
+        source: "RFC 6356 §3 (eq. (1), (2)); Linux mptcp_coupled.c",
+    },
+    AlgoInfo {
+        name: "olia",
+        aliases: &[],
+        summary: "coupled multipath: opportunistic linked increases, shifts window from max-window paths to the best paths (inter-loss distance/rtt²); also `olia+<path cc>`",
+        source: "Khalili, Gast, Popovic, Le Boudec, IEEE/ACM ToN 2013 (CoNEXT 2012); Linux mptcp_olia.c",
+    },
+    AlgoInfo {
+        name: "balia",
+        aliases: &[],
+        summary: "coupled multipath: balanced linked adaptation, alpha_r = max x / x_r in increase and decrease (min(alpha, 1.5)); also `balia+<path cc>`",
+        source: "Peng, Walid, Hwang, Low, IEEE/ACM ToN 2016; draft-walid-mptcp-congestion-control-04 §3; Linux mptcp_balia.c",
+    },
+    AlgoInfo {
+        name: "wvegas",
+        aliases: &[],
+        summary: "coupled multipath, delay-based: weighted Vegas, alpha_r = rate share x total_alpha (10), queue draining; also `wvegas+<path cc>`",
+        source: "Cao, Xu, Fu, ICNP 2012; Linux mptcp_wvegas.c",
+    },
 ];
 
-/// Resolve a user-given name (case-insensitive, aliases allowed) to its canonical name.
+/// Coupled multipath controllers: besides running alone, each composes with a per-path
+/// controller as `<coupled>+<path>` (`cc/coupled/compose.rs`: the subflow sends while both
+/// windows allow). The composite names are in `COMPOSITES`, not in the registry's entries.
+pub const COUPLED: &[&str] = &["lia", "olia", "balia", "wvegas"];
+/// Per-path controllers a coupled one composes with.
+pub const PATH_CONTROLLERS: &[&str] = &["reno", "newreno", "cubic", "bbr", "bbr2", "vegas"];
+/// Every `<coupled>+<path>` name (COUPLED × PATH_CONTROLLERS, checked by a test).
+#[rustfmt::skip]
+pub const COMPOSITES: &[&str] = &[
+    "lia+reno", "lia+newreno", "lia+cubic", "lia+bbr", "lia+bbr2", "lia+vegas",
+    "olia+reno", "olia+newreno", "olia+cubic", "olia+bbr", "olia+bbr2", "olia+vegas",
+    "balia+reno", "balia+newreno", "balia+cubic", "balia+bbr", "balia+bbr2", "balia+vegas",
+    "wvegas+reno", "wvegas+newreno", "wvegas+cubic", "wvegas+bbr", "wvegas+bbr2", "wvegas+vegas",
+];
+/// How `names` lists the composites (error messages stay one line).
+pub const COMPOSITE_NOTE: &str = "<lia|olia|balia|wvegas>+<reno|newreno|cubic|bbr|bbr2|vegas>";
+
+/// Resolve a user-given name (case-insensitive, aliases allowed) to its canonical name. A
+/// composite `<coupled>+<path>` resolves part by part ("LIA+bbr1" → "lia+bbr").
 pub fn resolve(registry: &[AlgoInfo], name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
+    if let Some((coupled, path)) = lower.split_once('+') {
+        let (coupled, path) = (resolve(registry, coupled)?, resolve(registry, path)?);
+        return composite(coupled, path);
+    }
     registry
         .iter()
         .find(|a| a.name == lower || a.aliases.contains(&lower.as_str()))
         .map(|a| a.name)
 }
 
-/// Canonical names, for error messages ("valid: ...").
-pub fn names(registry: &[AlgoInfo]) -> Vec<&'static str> {
-    registry.iter().map(|a| a.name).collect()
+/// The canonical composite name of a coupled and a per-path controller (canonical names).
+pub fn composite(coupled: &str, path: &str) -> Option<&'static str> {
+    COMPOSITES.iter().copied().find(|c| c.split_once('+') == Some((coupled, path)))
 }
+
+/// Canonical names, for error messages ("valid: ..."); for a registry with coupled controllers,
+/// followed by `COMPOSITE_NOTE` (a pattern, not a name) instead of the 24 composites.
+pub fn names(registry: &[AlgoInfo]) -> Vec<&'static str> {
+    let mut v: Vec<_> = registry.iter().map(|a| a.name).collect();
+    if registry.iter().any(|a| COUPLED.contains(&a.name)) {
+        v.push(COMPOSITE_NOTE);
+    }
+    v
+}
+
+/// Multipath packet schedulers (`crate::sched`; built through `sched::SchedConfig`).
+pub const SCHEDULERS: &[AlgoInfo] = &[
+    AlgoInfo {
+        name: "minrtt",
+        aliases: &["srtt"],
+        summary: "lowest smoothed RTT among the paths with window space",
+        source: "out-of-tree Linux MPTCP mptcp_sched.c (get_available_subflow)",
+    },
+    AlgoInfo {
+        name: "default",
+        aliases: &[],
+        summary: "upstream Linux MPTCP: lowest linger time, (queued + in flight) / pacing rate, among the paths with space",
+        source: "Linux net/mptcp/protocol.c (mptcp_subflow_get_send)",
+    },
+    AlgoInfo {
+        name: "roundrobin",
+        aliases: &[],
+        summary: "paths with window space take turns, `segments` chunks each",
+        source: "out-of-tree Linux MPTCP mptcp_rr.c",
+    },
+    AlgoInfo {
+        name: "redundant",
+        aliases: &[],
+        summary: "every chunk on every path with window space",
+        source: "out-of-tree Linux MPTCP mptcp_redundant.c",
+    },
+    AlgoInfo {
+        name: "blest",
+        aliases: &[],
+        summary: "minRTT, but waits for the fast path when a chunk on the slow path would block the send window (adaptive lambda)",
+        source: "Ferlin et al., IFIP Networking 2016, §III eq. (1)-(2); mptcp_blest.c",
+    },
+    AlgoInfo {
+        name: "ecf",
+        aliases: &[],
+        summary: "earliest completion first: waits for the full fast path when it finishes the remaining data sooner (hysteresis beta)",
+        source: "Lim et al., CoNEXT 2017, Algorithm 1; mptcp_ecf.c",
+    },
+    AlgoInfo {
+        name: "cpf",
+        aliases: &[],
+        summary: "cheapest path first: strict priority (lower `priority` first), the first path in order with window space",
+        source: "seed 003 (Pieska et al., Future Internet 2024) §2.3; MP-DCCP sched_cpf.c",
+    },
+    AlgoInfo {
+        name: "otias",
+        aliases: &[],
+        summary: "earliest estimated arrival, floor((in flight + queued)/cwnd)·SRTT + SRTT/2, queueing on paths without space",
+        source: "Yang, Wang, Amer, WAINA 2014; MP-DCCP sched_otias.c",
+    },
+];

@@ -10,7 +10,28 @@
 //! scheduler may also pick a path without space but with `can_queue` (the chunk then waits in
 //! that subflow's send queue, as OTIAS and Linux's burst scheduler do); choosing a path with
 //! neither is treated as `Wait`.
+//!
+//! Decisions name paths by `PathView::id`, which the connection sets to the view's index in the
+//! slice it passes. Backup paths (RFC 8684 §3.3.8, MP_PRIO) are chosen from only when no
+//! non-backup path is usable; `eligible` applies that rule for every scheduler here.
+//!
+//! One file per scheduler; `SchedConfig` (a registry name plus typed options, `config.rs`) is
+//! the factory, `AnyScheduler` the statically dispatched result. `docs/schedulers.md`
+//! summarises sources and interpretations.
 
+pub mod blest;
+mod config;
+pub mod cpf;
+pub mod ecf;
+pub mod linger;
+pub mod minrtt;
+pub mod otias;
+pub mod redundant;
+pub mod roundrobin;
+#[cfg(test)]
+mod tests;
+
+pub use config::SchedConfig;
 use mptlab_engine::Time;
 
 /// What a scheduler sees of one path (one subflow).
@@ -80,4 +101,71 @@ pub enum Decision {
 
 pub trait Scheduler {
     fn select(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision;
+}
+
+/// Static dispatch over every scheduler (the connection asks once per chunk).
+#[derive(Clone, Debug)]
+pub enum AnyScheduler {
+    MinRtt(minrtt::MinRtt),
+    Linger(linger::Linger),
+    RoundRobin(roundrobin::RoundRobin),
+    Redundant(redundant::Redundant),
+    Blest(blest::Blest),
+    Ecf(ecf::Ecf),
+    Cpf(cpf::Cpf),
+    Otias(otias::Otias),
+}
+
+impl Scheduler for AnyScheduler {
+    #[inline]
+    fn select(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision {
+        match self {
+            AnyScheduler::MinRtt(s) => s.select(conn, paths),
+            AnyScheduler::Linger(s) => s.select(conn, paths),
+            AnyScheduler::RoundRobin(s) => s.select(conn, paths),
+            AnyScheduler::Redundant(s) => s.select(conn, paths),
+            AnyScheduler::Blest(s) => s.select(conn, paths),
+            AnyScheduler::Ecf(s) => s.select(conn, paths),
+            AnyScheduler::Cpf(s) => s.select(conn, paths),
+            AnyScheduler::Otias(s) => s.select(conn, paths),
+        }
+    }
+}
+
+impl AnyScheduler {
+    /// The registry name of the scheduler (as `SchedConfig::name`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            AnyScheduler::MinRtt(_) => "minrtt",
+            AnyScheduler::Linger(_) => "default",
+            AnyScheduler::RoundRobin(_) => "roundrobin",
+            AnyScheduler::Redundant(_) => "redundant",
+            AnyScheduler::Blest(_) => "blest",
+            AnyScheduler::Ecf(_) => "ecf",
+            AnyScheduler::Cpf(_) => "cpf",
+            AnyScheduler::Otias(_) => "otias",
+        }
+    }
+}
+
+/// The paths a scheduler may choose from: the usable non-backup paths, or, when none of those
+/// is usable, the usable backup paths (RFC 8684 §3.3.8: a backup path carries data only when
+/// no other path is available). Schedulers filter further (space, queue).
+pub fn eligible(paths: &[PathView]) -> impl Iterator<Item = &PathView> + Clone {
+    let backups = backups_only(paths);
+    paths.iter().filter(move |p| p.usable && p.backup == backups)
+}
+
+/// True when no non-backup path is usable, so the eligible paths are the usable backups.
+#[inline]
+pub fn backups_only(paths: &[PathView]) -> bool {
+    !paths.iter().any(|p| p.usable && !p.backup)
+}
+
+/// Order by smoothed RTT, ties to the lower id. A path without an RTT sample has SRTT 0 and so
+/// sorts first, as in Linux's `srtt_us < min_srtt` comparisons; such a path is tried up to its
+/// window and has a sample one round trip later.
+#[inline]
+pub fn rtt_key(p: &&PathView) -> (Time, usize) {
+    (p.srtt, p.id)
 }
