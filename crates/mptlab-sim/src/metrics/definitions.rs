@@ -27,8 +27,8 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
      "one-way delay: arrival time at the receiver minus send time at the sender, per data \
       packet delivered, in ms; distribution over packets"),
     ("loss_pct",
-     "packet loss: packets dropped (at queues or on the channel) over packets sent, in percent, \
-      per protocol"),
+     "packet loss: packets dropped (at queues, on the channel or at a link that is down) over \
+      packets sent, in percent, per protocol"),
     ("retransmissions",
      "number of data packets sent more than once (fast retransmit, RTO or scheduler \
       reinjection), per flow"),
@@ -41,14 +41,20 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
      "queueing delay (sojourn time): time from enqueue to start of transmission, per packet \
       transmitted by a link, in ms; distribution over packets"),
     ("drop_pct",
-     "link drops (queue drops by tail drop or AQM, plus channel losses) over packets offered to \
-      the link, in percent, per link direction"),
+     "link drops (queue drops by tail drop or AQM, channel losses, and packets lost because the \
+      link was down) over packets offered to the link, in percent, per link direction"),
     ("queue_pkts_mean",
      "time-weighted mean queue length: area under the queue-length curve (packets waiting for \
       the transmitter) divided by the run duration, per link direction"),
     ("channel_drops",
      "packets transmitted onto a link and lost on its channel (random or radio loss), per link \
       direction"),
+    ("down_drops",
+     "packets lost because a link direction was down (scenario link events): offered while it \
+      was down, or inside it (queued, being transmitted or propagating) when it went down"),
+    ("mean_rate_mbps",
+     "time-average capacity of a link direction over the run, in Mbit/s, counting the time it \
+      was down as 0; reported for directions with a capacity model or link events, else null"),
     ("srtt_ms",
      "smoothed round-trip time per path (RFC 6298 SRTT) in ms; trace sampled at the first \
       update at or after each trace interval"),

@@ -55,6 +55,15 @@ impl IntervalBins {
         self.bins[k] += bytes;
     }
 
+    /// Takes back `bytes` that `add(now, bytes)` counted (a link transmission cut short when the
+    /// link went down). Like `add`, ignores samples at or after `duration`.
+    pub fn remove(&mut self, now: Time, bytes: u64) {
+        if now < self.duration {
+            let k = (now / self.interval) as usize;
+            self.bins[k] = self.bins[k].saturating_sub(bytes);
+        }
+    }
+
     pub fn interval(&self) -> Time {
         self.interval
     }

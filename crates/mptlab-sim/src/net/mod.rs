@@ -2,12 +2,14 @@
 //! table. Nodes need no objects of their own: a packet carries its route and hop index, and
 //! forwarding is "enqueue on the next link of the route", computed once when the run is built.
 
+pub mod capacity;
 pub mod codel;
 pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod routes;
 
+pub use capacity::{CapacityProcess, CapacitySpec};
 pub use link::{Arrival, Enqueued, Link, LinkCounters};
 pub use packet::{Packet, Proto};
 pub use routes::RouteTable;

@@ -28,12 +28,13 @@ impl Proto {
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {
-    /// Route id: 2*flow for the data direction, 2*flow+1 for the reverse (ACK) direction. The
-    /// endpoint at the end of route r is endpoint r.
+    /// Route id (see `RouteEnd`): the simulation knows the flow, path and direction of each.
     pub route: u32,
     /// Index of the next link on the route.
     pub hop: u16,
     pub proto: Proto,
+    /// MPTCP: incarnation of the subflow that sent it (see `transport::mptcp::SubState`).
+    pub epoch: u8,
     /// Bytes on the wire (headers included).
     pub size: u32,
     /// When the sending endpoint emitted it (for one-way delay and jitter).
