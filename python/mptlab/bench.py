@@ -47,6 +47,8 @@ WORKLOADS: dict[str, Workload] = {
                  "W2 with CUBIC and Linux-style internal pacing"),
         Workload("W1-BBR", "scenarios/bench/w1.toml", _cc("bbr"), "W1 with BBR v1 (paced)"),
         Workload("W2-BBR", "scenarios/bench/w2.toml", _cc("bbr"), "W2 with BBR v1 (paced)"),
+        Workload("W3", "scenarios/bench/w3.toml",
+                 about="1 MPTCP connection, 2 disjoint 1 Gbit/s paths (10/15 ms one way), uncoupled NewReno"),
     )
 }
 

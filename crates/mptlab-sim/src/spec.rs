@@ -6,6 +6,9 @@
 //! vectors are the ids used everywhere else.
 
 use crate::cc::CcConfig;
+pub use crate::net::capacity::CapacitySpec;
+use crate::sched::SchedConfig;
+use crate::transport::mptcp::MptcpConfig;
 use crate::transport::tcp::TcpConfig;
 use mptlab_engine::Time;
 use serde::Serialize;
@@ -28,6 +31,10 @@ pub struct RunSpec {
     /// Named groupings of flows for Jain's index (each scenario flow entry is one group; the
     /// scenario may add more). Values index `flows`.
     pub jain_groups: Vec<(String, Vec<FlowId>)>,
+    /// Scenario link events (down, up, rate) on link directions, sorted by (time, order in the
+    /// file); a duplex link's event is one entry per direction, forward first. Events at or
+    /// after the end of the run are left out.
+    pub events: Vec<LinkEvent>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -52,6 +59,9 @@ pub struct LinkSpec {
     pub delay: Time,
     pub queue: QueueSpec,
     pub loss: LossSpec,
+    /// A model that sets the rate over time (from time 0; `rate_bps` is then the nominal rate
+    /// used for BDP queue limits).
+    pub capacity: Option<CapacitySpec>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -99,11 +109,45 @@ pub struct FlowSpec {
     pub stop: Option<Time>,
 }
 
+impl FlowSpec {
+    /// Every (data, ACK) route pair the flow uses: one per MPTCP subflow, else its own.
+    pub fn route_pairs(&self) -> Vec<(&[LinkId], &[LinkId])> {
+        match &self.transport {
+            TransportSpec::Mptcp(m) => m.paths.iter().map(|p| (&p.fwd_route[..], &p.rev_route[..])).collect(),
+            _ => vec![(&self.fwd_route[..], &self.rev_route[..])],
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "protocol", rename_all = "lowercase")]
 pub enum TransportSpec {
     Tcp(TcpSpec),
     Udp(UdpSpec),
+    Mptcp(MptcpSpec),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MptcpSpec {
+    /// Each subflow's congestion controller (uncoupled, coupled, or coupled+per-path).
+    pub cc: CcConfig,
+    pub scheduler: SchedConfig,
+    /// Subflow TCP parameters (their buffers are replaced by the connection-level ones).
+    #[serde(flatten)]
+    pub config: TcpConfig,
+    pub mptcp: MptcpConfig,
+    /// One entry per subflow, in subflow order; the flow's `fwd_route`/`rev_route` are path 0's.
+    pub paths: Vec<PathSpec>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PathSpec {
+    pub fwd_route: Vec<LinkId>,
+    pub rev_route: Vec<LinkId>,
+    /// Scheduler preference (CPF), lower first; default the path index.
+    pub priority: u32,
+    /// RFC 8684 backup path (MP_PRIO B flag).
+    pub backup: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -143,4 +187,23 @@ pub struct MetricsSpec {
     pub interval: Time,
     /// Sampling period of cwnd / SRTT / queue traces (default 100 ms).
     pub trace_interval: Time,
+}
+
+/// A scenario event on one link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LinkEvent {
+    pub at: Time,
+    pub link: LinkId,
+    #[serde(flatten)]
+    pub action: LinkAction,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum LinkAction {
+    /// The link loses every packet inside it and refuses new ones until it comes back up.
+    Down,
+    Up,
+    /// Packets scheduled from then on are serialised at this rate.
+    Rate { rate_bps: u64 },
 }

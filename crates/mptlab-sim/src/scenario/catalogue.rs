@@ -4,6 +4,7 @@
 //! defaults the parser uses.
 
 use super::defaults as d;
+use super::events::{CAPACITY_MODELS, EVENT_ACTIONS};
 use super::parse::{LOSS_MODELS, QUEUE_KINDS};
 use super::parse_flow::{APP_KINDS, PROTOCOLS};
 use super::units::{Dur, Limit, Size, BDP_UNIT, PACKET_UNITS, RATE_UNITS, SIZE_UNITS, TIME_UNITS};
@@ -44,7 +45,8 @@ pub fn catalogue() -> Value {
                 "delay": "required, time >= 0",
                 "queue": { "kind": "droptail" , "limit": Limit::canonical(d::DROPTAIL_LIMIT) },
                 "loss": { "model": "none" },
-                "reverse": "optional overrides of rate, delay, queue, loss for the between[1] -> between[0] direction",
+                "capacity": "optional capacity model (see capacity_models); none by default",
+                "reverse": "optional overrides of rate, delay, queue, loss, capacity for the between[1] -> between[0] direction",
             },
             "flows.<name>": {
                 "from": "required, host or group",
@@ -59,6 +61,12 @@ pub fn catalogue() -> Value {
                 "packet_size": Size::canonical(d::UDP_PACKET_SIZE),
                 "tcp": serde_json::to_value(&tcp).expect("tcp options serialise"),
             },
+            "events[]": {
+                "at": "required, time >= 0; events at or after run.duration are ignored",
+                "link": "required: a link (both directions), <link>.fwd or <link>.rev",
+                "action": EVENT_ACTIONS,
+                "rate": "required with action = rate, else not allowed",
+            },
         },
         "queues": {
             "kinds": kinds(QUEUE_KINDS),
@@ -71,6 +79,25 @@ pub fn catalogue() -> Value {
             "limit_units": { "packets": PACKET_UNITS, "bdp": BDP_UNIT, "size": units(SIZE_UNITS), "time": units(TIME_UNITS) },
             "min_derived_limit_bytes": d::MIN_DERIVED_LIMIT,
             "idle_bdp_rtt": Dur::canonical(d::IDLE_BDP_RTT),
+        },
+        "capacity_models": {
+            "kinds": kinds(CAPACITY_MODELS),
+            "lte": {
+                "mean": "required, rate > 0",
+                "cv": d::LTE_CV,
+                "correlation": d::LTE_CORRELATION,
+                "min": format!("mean / {}", d::LTE_MIN_DIVISOR),
+                "max": format!("{} x mean", d::LTE_MAX_FACTOR),
+                "step": Dur::canonical(d::LTE_STEP),
+                "min_step": Dur::canonical(d::MIN_CAPACITY_STEP),
+                "max_cv": d::LTE_MAX_CV,
+            },
+            "trace": {
+                "times": "required, increasing times",
+                "rates": "required, one rate per time",
+                "repeat": false,
+                "period": "required with repeat = true, > the last time",
+            },
         },
         "loss_models": {
             "kinds": kinds(LOSS_MODELS),

@@ -1,7 +1,7 @@
 //! Every default and fixed limit of the scenario format, in one place: the parser fills them in
 //! and `catalogue()` prints them, so the documentation cannot drift from the behaviour.
 
-use super::raw::{DelayedAck, Loss, Queue, TcpOpts};
+use super::raw::{DelayedAck, Loss, MptcpOpts, Queue, TcpOpts};
 use crate::transport::tcp::RtoFormula;
 use super::units::{Dur, Limit, Size};
 use mptlab_engine::time::{MILLISECOND, SECOND};
@@ -34,6 +34,8 @@ pub const FLOW_COUNT: u64 = 1;
 pub const PROTOCOL: &str = "tcp";
 pub const CC: &str = "newreno";
 pub const APP: &str = "bulk";
+/// MPTCP scheduler: the upstream Linux one (`net/mptcp/protocol.c`), as on this kernel.
+pub const SCHEDULER: &str = "default";
 pub const START: Dur = Dur(0);
 /// UDP wire size per datagram.
 pub const UDP_PACKET_SIZE: Size = Size(1500);
@@ -87,3 +89,43 @@ pub const fn tcp() -> TcpOpts {
         tlp: true,
     }
 }
+
+/// TCP defaults of a tcp flow, or of an mptcp flow's subflows: those carry a 28 B DSS option,
+/// so their default MSS is 1432 B and a full segment is a 1500 B packet, as Linux shrinks the
+/// MSS by the option space MPTCP reserves.
+pub const fn tcp_for(mptcp: bool) -> TcpOpts {
+    let mut t = tcp();
+    if mptcp {
+        t.mss = Size(1460 - crate::transport::mptcp::DSS_DATA_BYTES as u64);
+    }
+    t
+}
+
+/// Connection-level MPTCP defaults (see `transport::mptcp::MptcpConfig`).
+pub const fn mptcp() -> MptcpOpts {
+    MptcpOpts {
+        send_buffer: Size(4 << 20),
+        // Linux tcp_rmem[2] (6 MiB); autotuning is not modelled.
+        recv_buffer: Size(6 << 20),
+        // The in-kernel path manager joins as soon as the first subflow is up.
+        join_delay: Dur(0),
+        reinject_on_rto: true,
+        opportunistic_retransmit: false,
+        priorities: None,
+        backup: None,
+    }
+}
+
+/// Capacity model `lte` (`net/capacity.rs`): coefficient of variation, lag-1 autocorrelation
+/// of the rate per step, step; `min` and `max` default to mean / LTE_MIN_DIVISOR and
+/// LTE_MAX_FACTOR · mean. Illustrative values, not fitted to a data set.
+pub const LTE_CV: f64 = 0.3;
+pub const LTE_CORRELATION: f64 = 0.9;
+pub const LTE_STEP: Dur = Dur(100 * MILLISECOND);
+pub const LTE_MIN_DIVISOR: u64 = 10;
+pub const LTE_MAX_FACTOR: u64 = 3;
+/// Largest accepted `cv` (σ of ln(rate) ≈ 1.8).
+pub const LTE_MAX_CV: f64 = 5.0;
+/// Shortest capacity step: one LTE subframe (TTI); finer steps model nothing real and cost an
+/// event each.
+pub const MIN_CAPACITY_STEP: Dur = Dur(MILLISECOND);

@@ -3,6 +3,7 @@
 
 use super::defaults as d;
 use super::errors::{fail, join, Result};
+use super::events;
 use super::raw::{Loss, Queue};
 use super::topology::Topology;
 use super::units::Limit;
@@ -16,15 +17,12 @@ pub fn links(topo: &Topology, flows: &[FlowSpec]) -> Result<Vec<LinkSpec>> {
     let mut rtt = vec![0u64; topo.dirs.len()];
     let mut used = vec![false; topo.dirs.len()];
     for f in flows {
-        let r: u64 = f
-            .fwd_route
-            .iter()
-            .chain(&f.rev_route)
-            .map(|&e| topo.dirs[e as usize].params.delay.0)
-            .sum();
-        for &e in f.fwd_route.iter().chain(&f.rev_route) {
-            rtt[e as usize] = rtt[e as usize].max(r);
-            used[e as usize] = true;
+        for (fwd, rev) in f.route_pairs() {
+            let r: u64 = fwd.iter().chain(rev).map(|&e| topo.dirs[e as usize].params.delay.0).sum();
+            for &e in fwd.iter().chain(rev) {
+                rtt[e as usize] = rtt[e as usize].max(r);
+                used[e as usize] = true;
+            }
         }
     }
     topo.dirs
@@ -81,6 +79,7 @@ pub fn links(topo: &Topology, flows: &[FlowSpec]) -> Result<Vec<LinkSpec>> {
                 delay: p.delay.0,
                 queue,
                 loss,
+                capacity: events::capacity_spec(p.capacity.as_ref()),
             })
         })
         .collect()

@@ -10,7 +10,9 @@
 mod catalogue;
 mod defaults;
 mod errors;
+mod events;
 mod limits;
+mod mesh;
 mod overrides;
 mod parse;
 mod parse_flow;

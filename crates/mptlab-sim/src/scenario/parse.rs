@@ -4,20 +4,21 @@
 
 use super::defaults as d;
 use super::errors::{fail, index, Result};
+use super::events;
 use super::parse_flow::flow;
 use super::raw::*;
 use super::reader::{self as r, check_name, kinded, named_tables, Tbl};
 use std::collections::BTreeMap;
 use toml::{Table, Value};
 
-const TOP: &[&str] = &["run", "metrics", "nodes", "groups", "links", "flows"];
+const TOP: &[&str] = &["run", "metrics", "nodes", "groups", "links", "flows", "events"];
 const RUN: &[&str] = &["duration", "seed"];
 const METRICS: &[&str] = &["interval", "trace_interval", "jain_groups"];
 const NODES: &[&str] = &["hosts", "routers"];
 const GROUP: &[&str] = &["count", "link"];
-const LINK: &[&str] = &["between", "rate", "delay", "queue", "loss", "reverse"];
-const ACCESS_LINK: &[&str] = &["to", "rate", "delay", "queue", "loss", "reverse"];
-const REVERSE: &[&str] = &["rate", "delay", "queue", "loss"];
+const LINK: &[&str] = &["between", "rate", "delay", "queue", "loss", "capacity", "reverse"];
+const ACCESS_LINK: &[&str] = &["to", "rate", "delay", "queue", "loss", "capacity", "reverse"];
+const REVERSE: &[&str] = &["rate", "delay", "queue", "loss", "capacity"];
 
 /// Queue kinds with their keys besides `kind`.
 pub const QUEUE_KINDS: &[(&str, &[&str])] = &[
@@ -49,6 +50,7 @@ pub fn scenario(root: &Table) -> Result<Scenario> {
     let groups = t.or("groups", BTreeMap::new(), |k, v| each(k, v, group))?;
     let links = t.or("links", BTreeMap::new(), |k, v| each(k, v, link))?;
     let flows = t.must("flows", |k, v| each(k, v, flow))?;
+    let events = t.or("events", Vec::new(), events::events)?;
     if flows.is_empty() {
         return fail(
             "flows",
@@ -62,6 +64,7 @@ pub fn scenario(root: &Table) -> Result<Scenario> {
         groups,
         links,
         flows,
+        events,
     })
 }
 
@@ -164,6 +167,7 @@ fn duplex(t: &Tbl) -> Result<(Direction, Direction)> {
         delay: t.must("delay", r::time)?,
         queue: t.or("queue", d::droptail(), queue)?,
         loss: t.or("loss", d::LOSS, loss)?,
+        capacity: events::forward_capacity(t.opt("capacity", events::capacity)?),
     };
     let reverse = match t.get("reverse") {
         None => fwd.clone(),
@@ -174,6 +178,10 @@ fn duplex(t: &Tbl) -> Result<(Direction, Direction)> {
                 delay: rt.or("delay", fwd.delay, r::time)?,
                 queue: rt.or("queue", fwd.queue.clone(), queue)?,
                 loss: rt.or("loss", fwd.loss.clone(), loss)?,
+                capacity: events::reverse_capacity(
+                    &fwd.capacity,
+                    rt.opt("capacity", events::capacity)?,
+                ),
             }
         }
     };

@@ -5,12 +5,14 @@
 
 use super::defaults as d;
 use super::errors::{fail, Result, ScenarioError};
-use super::raw::{App, DelayedAck, Flow, TcpOpts, Transport};
+use super::raw::{App, DelayedAck, Flow, MptcpOpts, TcpOpts, Transport};
 use super::reader::{self as r, kinded, Tbl};
 use super::units::Size;
 use crate::cc::options::OptValue;
-use crate::cc::registry::{self, CONGESTION_CONTROLLERS};
+use crate::cc::registry::{self, CONGESTION_CONTROLLERS, SCHEDULERS};
 use crate::cc::CcConfig;
+use crate::sched::SchedConfig;
+use crate::transport::mptcp::MAX_SUBFLOWS;
 use crate::transport::tcp::RtoFormula;
 use toml::Value;
 
@@ -27,8 +29,21 @@ const FLOW: &[&str] = &[
     "packet_size",
     "tcp",
     "cc_options",
+    "scheduler",
+    "scheduler_options",
+    "paths",
+    "mptcp",
 ];
-pub const PROTOCOLS: &[&str] = &["tcp", "udp"];
+pub const PROTOCOLS: &[&str] = &["tcp", "udp", "mptcp"];
+const MPTCP: &[&str] = &[
+    "send_buffer",
+    "recv_buffer",
+    "join_delay",
+    "reinject_on_rto",
+    "opportunistic_retransmit",
+    "priorities",
+    "backup",
+];
 const TCP: &[&str] = &[
     "mss",
     "handshake",
@@ -66,10 +81,20 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
             ScenarioError::new(k, format!("unknown protocol `{p}`")).with_choices(PROTOCOLS)
         })
     })?;
-    let transport = if protocol == "tcp" {
-        tcp_transport(&t)?
-    } else {
-        udp_transport(&t)?
+    if protocol != "mptcp" {
+        for k in ["scheduler", "scheduler_options", "paths", "mptcp"] {
+            if t.has(k) {
+                return fail(
+                    t.key(k),
+                    format!("only for mptcp flows (this flow has protocol = \"{protocol}\")"),
+                );
+            }
+        }
+    }
+    let transport = match protocol {
+        "tcp" => tcp_transport(&t)?,
+        "mptcp" => mptcp_transport(&t)?,
+        _ => udp_transport(&t)?,
     };
     let app = t.or("app", App::Bulk, |k, v| app(k, v, &transport))?;
     let start = t.or("start", d::START, r::time)?;
@@ -106,10 +131,16 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
 }
 
 fn tcp_transport(t: &Tbl) -> Result<Transport> {
+    let (cc, tcp) = tcp_parts(t, false)?;
+    Ok(Transport::Tcp { cc, tcp })
+}
+
+/// The congestion controller and TCP options of a tcp flow or of an mptcp flow's subflows.
+fn tcp_parts(t: &Tbl, mptcp: bool) -> Result<(CcConfig, TcpOpts)> {
     if t.has("packet_size") {
         return fail(
             t.key("packet_size"),
-            "only for udp flows; tcp flows set tcp.mss",
+            "only for udp flows; tcp and mptcp flows set tcp.mss",
         );
     }
     let cc = t.or("cc", d::CC, |k, v| {
@@ -121,25 +152,174 @@ fn tcp_transport(t: &Tbl) -> Result<Transport> {
     })?;
     let mut cc = CcConfig::default_for(cc).expect("every registry name has a config");
     if let Some(v) = t.get("cc_options") {
-        cc_options(&t.key("cc_options"), v, &mut cc)?;
+        let path = t.key("cc_options");
+        options(&path, v, cc.name(), cc.option_names(), |k, val| {
+            cc.set(k, val)
+        })?;
     }
-    let tcp = t.or("tcp", d::tcp(), tcp_opts)?;
-    Ok(Transport::Tcp { cc, tcp })
+    let def = d::tcp_for(mptcp);
+    let tcp = t.or("tcp", def.clone(), |k, v| tcp_opts(k, v, &def))?;
+    Ok((cc, tcp))
 }
 
-/// `cc_options = { key = value, ... }`: options of the chosen controller.
-fn cc_options(path: &str, v: &Value, cc: &mut CcConfig) -> Result<()> {
+fn mptcp_transport(t: &Tbl) -> Result<Transport> {
+    if t.has("path") {
+        return fail(
+            t.key("path"),
+            "mptcp flows list their paths in `paths` (a list of node lists)",
+        );
+    }
+    if let Some(Value::Table(opts)) = t.get("tcp") {
+        for k in ["send_buffer", "recv_buffer"] {
+            if opts.contains_key(k) {
+                return fail(
+                    format!("{}.{k}", t.key("tcp")),
+                    format!("mptcp flows have connection-level buffers: set mptcp.{k}"),
+                );
+            }
+        }
+    }
+    let (cc, tcp) = tcp_parts(t, true)?;
+    let name = t.or("scheduler", d::SCHEDULER, |k, v| {
+        let name = r::string(k, v)?;
+        registry::resolve(SCHEDULERS, name).ok_or_else(|| {
+            ScenarioError::new(k, format!("unknown scheduler `{name}`"))
+                .with_choices(registry::names(SCHEDULERS))
+        })
+    })?;
+    let mut scheduler = SchedConfig::default_for(name).expect("every scheduler name has a config");
+    if let Some(v) = t.get("scheduler_options") {
+        let path = t.key("scheduler_options");
+        options(
+            &path,
+            v,
+            scheduler.name(),
+            scheduler.option_names(),
+            |k, val| scheduler.set(k, val),
+        )?;
+    }
+    let paths = t.opt("paths", |k, v| {
+        let Value::Array(list) = v else {
+            return fail(
+                k,
+                format!(
+                    "expected a list of paths (each a list of node names), found {}",
+                    r::type_name(v)
+                ),
+            );
+        };
+        if list.is_empty() || list.len() > MAX_SUBFLOWS {
+            return fail(
+                k,
+                format!(
+                    "an mptcp flow needs 1 to {MAX_SUBFLOWS} paths, got {}",
+                    list.len()
+                ),
+            );
+        }
+        list.iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let key = format!("{k}[{i}]");
+                let names = r::strings(&key, p)?;
+                if names.len() < 2 {
+                    return fail(&key, "a path needs at least two nodes (from and to)");
+                }
+                Ok(names.into_iter().map(String::from).collect())
+            })
+            .collect::<Result<Vec<Vec<String>>>>()
+    })?;
+    let mptcp = t.or("mptcp", d::mptcp(), |k, v| mptcp_opts(k, v, tcp.mss))?;
+    Ok(Transport::Mptcp {
+        cc,
+        scheduler,
+        tcp,
+        mptcp,
+        paths,
+    })
+}
+
+fn mptcp_opts(key: &str, v: &Value, mss: Size) -> Result<MptcpOpts> {
+    let t = Tbl::new(key, v, MPTCP)?;
+    let def = d::mptcp();
+    let buffer = |k: &str, v: &Value| {
+        let s = r::size(k, v)?;
+        if s.0 < mss.0 {
+            return fail(
+                k,
+                format!("buffer must hold at least one segment (mss = {} B)", mss.0),
+            );
+        }
+        Ok(s)
+    };
+    let list = |k: &str, v: &Value| -> Result<Vec<Value>> {
+        match v {
+            Value::Array(a) if !a.is_empty() && a.len() <= MAX_SUBFLOWS => Ok(a.clone()),
+            Value::Array(a) => fail(
+                k,
+                format!(
+                    "expected 1 to {MAX_SUBFLOWS} entries (one per path), got {}",
+                    a.len()
+                ),
+            ),
+            other => fail(
+                k,
+                format!(
+                    "expected a list (one entry per path), found {}",
+                    r::type_name(other)
+                ),
+            ),
+        }
+    };
+    Ok(MptcpOpts {
+        send_buffer: t.or("send_buffer", def.send_buffer, buffer)?,
+        recv_buffer: t.or("recv_buffer", def.recv_buffer, buffer)?,
+        join_delay: t.or("join_delay", def.join_delay, r::time)?,
+        reinject_on_rto: t.or("reinject_on_rto", def.reinject_on_rto, r::boolean)?,
+        opportunistic_retransmit: t.or(
+            "opportunistic_retransmit",
+            def.opportunistic_retransmit,
+            r::boolean,
+        )?,
+        priorities: t.opt("priorities", |k, v| {
+            list(k, v)?
+                .iter()
+                .enumerate()
+                .map(|(i, x)| r::int(&format!("{k}[{i}]"), x, 0, 1_000_000).map(|n| n as u32))
+                .collect()
+        })?,
+        backup: t.opt("backup", |k, v| {
+            list(k, v)?
+                .iter()
+                .enumerate()
+                .map(|(i, x)| r::boolean(&format!("{k}[{i}]"), x))
+                .collect()
+        })?,
+    })
+}
+
+/// `cc_options` / `scheduler_options = { key = value, ... }`: options of the chosen algorithm
+/// `algo`, whose option names are `names`; `set` applies one.
+fn options(
+    path: &str,
+    v: &Value,
+    algo: &str,
+    names: &[&'static str],
+    mut set: impl FnMut(&str, OptValue) -> std::result::Result<(), String>,
+) -> Result<()> {
     let Value::Table(map) = v else {
-        return fail(path, format!("expected a table of options, found {}", r::type_name(v)));
+        return fail(
+            path,
+            format!("expected a table of options, found {}", r::type_name(v)),
+        );
     };
     for (k, val) in map {
         let key = format!("{path}.{k}");
-        let names = cc.option_names();
         if !names.contains(&k.as_str()) {
             let reason = if names.is_empty() {
-                format!("`{}` has no options", cc.name())
+                format!("`{algo}` has no options")
             } else {
-                format!("unknown option for `{}`", cc.name())
+                format!("unknown option for `{algo}`")
             };
             return Err(ScenarioError::new(&key, reason).with_choices(names.to_vec()));
         }
@@ -147,9 +327,17 @@ fn cc_options(path: &str, v: &Value, cc: &mut CcConfig) -> Result<()> {
             Value::Boolean(b) => OptValue::Bool(*b),
             Value::Integer(i) => OptValue::Num(*i as f64),
             Value::Float(x) => OptValue::Num(*x),
-            other => return fail(&key, format!("expected a number or a boolean, found {}", r::type_name(other))),
+            other => {
+                return fail(
+                    &key,
+                    format!(
+                        "expected a number or a boolean, found {}",
+                        r::type_name(other)
+                    ),
+                )
+            }
         };
-        cc.set(k, value).map_err(|reason| ScenarioError::new(&key, reason))?;
+        set(k, value).map_err(|reason| ScenarioError::new(&key, reason))?;
     }
     Ok(())
 }
@@ -181,9 +369,8 @@ fn udp_transport(t: &Tbl) -> Result<Transport> {
     Ok(Transport::Udp { packet_size })
 }
 
-fn tcp_opts(key: &str, v: &Value) -> Result<TcpOpts> {
+fn tcp_opts(key: &str, v: &Value, def: &TcpOpts) -> Result<TcpOpts> {
     let t = Tbl::new(key, v, TCP)?;
-    let def = d::tcp();
     let mss = t.or("mss", def.mss, |k, v| {
         let s = r::size(k, v)?;
         if s.0 > d::MAX_PACKET - d::TCP_HEADER {
@@ -224,7 +411,7 @@ fn tcp_opts(key: &str, v: &Value) -> Result<TcpOpts> {
         })?,
         initial_rto: t.or("initial_rto", def.initial_rto, r::time_pos)?,
         max_rto: t.or("max_rto", def.max_rto, r::time_pos)?,
-        delayed_ack: t.or("delayed_ack", def.delayed_ack, delayed_ack)?,
+        delayed_ack: t.or("delayed_ack", def.delayed_ack.clone(), delayed_ack)?,
         send_buffer: t.or("send_buffer", def.send_buffer, buffer)?,
         recv_buffer: t.or("recv_buffer", def.recv_buffer, buffer)?,
         pacing: t.or("pacing", def.pacing, r::boolean)?,
@@ -273,6 +460,8 @@ fn app(key: &str, v: &Value, transport: &Transport) -> Result<App> {
     let default_write = match transport {
         Transport::Udp { packet_size } => Size(packet_size.0 - d::UDP_HEADER),
         Transport::Tcp { .. } => d::TCP_WRITE_SIZE,
+        // One full segment, so that writes map onto whole chunks.
+        Transport::Mptcp { tcp, .. } => tcp.mss,
     };
     Ok(match kind {
         "bulk" => App::Bulk,

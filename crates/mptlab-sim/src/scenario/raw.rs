@@ -3,6 +3,7 @@
 //! `BTreeMap`s and units print in one canonical spelling, so equal scenarios give equal JSON.
 
 use crate::cc::CcConfig;
+use crate::sched::SchedConfig;
 use crate::transport::tcp::RtoFormula;
 use super::units::{Dur, Limit, Rate, Size};
 use serde::Serialize;
@@ -16,6 +17,9 @@ pub struct Scenario {
     pub groups: BTreeMap<String, Group>,
     pub links: BTreeMap<String, Link>,
     pub flows: BTreeMap<String, Flow>,
+    /// `[[events]]` in file order (absent from the canonical form when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Event>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -70,6 +74,10 @@ pub struct Direction {
     pub delay: Dur,
     pub queue: Queue,
     pub loss: Loss,
+    /// Absent: no capacity model. `Some(Capacity::None)` only on a reverse direction whose
+    /// forward one has a model (so the canonical form reads back the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -125,6 +133,30 @@ pub enum Transport {
         tcp: TcpOpts,
     },
     Udp { packet_size: Size },
+    /// Subflow options in `tcp`, connection options in `mptcp`; `paths` only when given.
+    Mptcp {
+        #[serde(flatten)]
+        cc: CcConfig,
+        #[serde(flatten)]
+        scheduler: SchedConfig,
+        tcp: TcpOpts,
+        mptcp: MptcpOpts,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        paths: Option<Vec<Vec<String>>>,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MptcpOpts {
+    pub send_buffer: Size,
+    pub recv_buffer: Size,
+    pub join_delay: Dur,
+    pub reinject_on_rto: bool,
+    pub opportunistic_retransmit: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priorities: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<Vec<bool>>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -168,4 +200,46 @@ pub struct DelayedAck {
     pub enabled: bool,
     pub every: u32,
     pub timeout: Dur,
+}
+
+/// A link direction's capacity model (`events.rs`).
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "model", rename_all = "lowercase")]
+pub enum Capacity {
+    None,
+    Lte {
+        mean: Rate,
+        cv: f64,
+        correlation: f64,
+        min: Rate,
+        max: Rate,
+        step: Dur,
+    },
+    Trace {
+        times: Vec<Dur>,
+        rates: Vec<Rate>,
+        repeat: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        period: Option<Dur>,
+    },
+}
+
+/// One `[[events]]` entry (`events.rs`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Event {
+    pub at: Dur,
+    /// `x` (both directions), `x.fwd` or `x.rev`.
+    pub link: String,
+    pub action: EventAction,
+    /// Only with `action = "rate"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventAction {
+    Down,
+    Up,
+    Rate,
 }

@@ -3,11 +3,14 @@
 
 use super::defaults as d;
 use super::errors::{fail, index, join, Result, ScenarioError};
+use super::events;
 use super::limits;
+use super::mesh;
 use super::raw::{self, App, Scenario, Transport};
 use super::routes::{self, Router};
 use super::topology::Topology;
 use crate::spec::*;
+use crate::transport::mptcp::{MptcpConfig, MAX_SUBFLOWS};
 use crate::transport::tcp::{DelayedAck, TcpConfig};
 
 pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
@@ -15,6 +18,7 @@ pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
     let flows = flows(s, &topo)?;
     let links = limits::links(&topo, &flows)?;
     let jain_groups = jain_groups(s, &flows)?;
+    let events = events::resolve(s, &topo)?;
     Ok(RunSpec {
         seed: s.run.seed,
         duration: s.run.duration.0,
@@ -26,6 +30,7 @@ pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
             trace_interval: s.metrics.trace_interval.0,
         },
         jain_groups,
+        events,
     })
 }
 
@@ -127,6 +132,20 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
                 })?,
             };
             let rev = routes::reverse(&fwd);
+            let transport = match &f.transport {
+                Transport::Mptcp { paths, mptcp, .. } => {
+                    let mp = mptcp_paths(topo, &key, paths.as_deref(), src, dst)?;
+                    check_per_path(&key, mptcp, mp.len())?;
+                    mptcp_spec(&f.transport, mp)
+                }
+                _ => transport(&f.transport),
+            };
+            let (fwd, rev) = match &transport {
+                TransportSpec::Mptcp(m) => {
+                    (m.paths[0].fwd_route.clone(), m.paths[0].rev_route.clone())
+                }
+                _ => (fwd, rev),
+            };
             for _ in 0..f.count {
                 let fname = if many {
                     format!("{name}#{n}")
@@ -141,7 +160,7 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
                     dst,
                     fwd_route: fwd.clone(),
                     rev_route: rev.clone(),
-                    transport: transport(&f.transport),
+                    transport: transport.clone(),
                     app: app(&f.app, &f.transport),
                     start: f.start.0,
                     stop: f.stop.map(|t| t.0),
@@ -172,30 +191,149 @@ fn check_path_ends(key: &str, path: &[String], f: &raw::Flow) -> Result<()> {
     Ok(())
 }
 
+/// Routes of an MPTCP flow's subflows: the explicit `paths`, else the full mesh.
+fn mptcp_paths(
+    topo: &Topology,
+    key: &str,
+    paths: Option<&[Vec<String>]>,
+    src: NodeId,
+    dst: NodeId,
+) -> Result<Vec<Vec<LinkId>>> {
+    match paths {
+        Some(list) => list
+            .iter()
+            .enumerate()
+            .map(|(i, names)| {
+                let k = index(&join(key, "paths"), i);
+                let last = names.len() - 1;
+                if names[0] != topo.name(src) {
+                    return fail(
+                        index(&k, 0),
+                        format!(
+                            "path must start at `from` (`{}`), got `{}`",
+                            topo.name(src),
+                            names[0]
+                        ),
+                    );
+                }
+                if names[last] != topo.name(dst) {
+                    return fail(
+                        index(&k, last),
+                        format!(
+                            "path must end at `to` (`{}`), got `{}`",
+                            topo.name(dst),
+                            names[last]
+                        ),
+                    );
+                }
+                routes::explicit(topo, &k, names, src, dst)
+            })
+            .collect(),
+        None => {
+            let mut mesh = mesh::full_mesh(topo, src, dst);
+            if mesh.is_empty() {
+                return fail(
+                    join(key, "to"),
+                    format!(
+                        "no route from `{}` to `{}` (hosts do not forward; only routers do)",
+                        topo.name(src),
+                        topo.name(dst)
+                    ),
+                );
+            }
+            if mesh.len() > MAX_SUBFLOWS {
+                return fail(
+                    join(key, "paths"),
+                    format!("the full mesh from `{}` to `{}` has {} paths, more than {MAX_SUBFLOWS}: list the paths to use", topo.name(src), topo.name(dst), mesh.len()),
+                );
+            }
+            mesh.truncate(MAX_SUBFLOWS);
+            Ok(mesh)
+        }
+    }
+}
+
+/// `mptcp.priorities` and `mptcp.backup` give one entry per path.
+fn check_per_path(key: &str, m: &raw::MptcpOpts, paths: usize) -> Result<()> {
+    for (name, n) in [
+        ("priorities", m.priorities.as_ref().map(Vec::len)),
+        ("backup", m.backup.as_ref().map(Vec::len)),
+    ] {
+        if let Some(n) = n.filter(|&n| n != paths) {
+            return fail(
+                join(&join(key, "mptcp"), name),
+                format!("has {n} entries but the flow has {paths} paths"),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn mptcp_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
+    let Transport::Mptcp {
+        cc,
+        scheduler,
+        tcp,
+        mptcp,
+        ..
+    } = t
+    else {
+        unreachable!("mptcp transport")
+    };
+    let paths = routes
+        .into_iter()
+        .enumerate()
+        .map(|(i, fwd)| PathSpec {
+            rev_route: routes::reverse(&fwd),
+            fwd_route: fwd,
+            priority: mptcp.priorities.as_ref().map_or(i as u32, |p| p[i]),
+            backup: mptcp.backup.as_ref().is_some_and(|b| b[i]),
+        })
+        .collect();
+    TransportSpec::Mptcp(MptcpSpec {
+        cc: cc.clone(),
+        scheduler: scheduler.clone(),
+        config: tcp_config(tcp),
+        mptcp: MptcpConfig {
+            send_buffer: mptcp.send_buffer.0,
+            recv_buffer: mptcp.recv_buffer.0,
+            join_delay: mptcp.join_delay.0,
+            reinject_on_rto: mptcp.reinject_on_rto,
+            opportunistic_retransmit: mptcp.opportunistic_retransmit,
+        },
+        paths,
+    })
+}
+
+fn tcp_config(tcp: &raw::TcpOpts) -> TcpConfig {
+    TcpConfig {
+        mss: tcp.mss.0 as u32,
+        handshake: tcp.handshake,
+        sack: tcp.sack,
+        initial_cwnd_segments: tcp.initial_cwnd,
+        min_rto: tcp.min_rto.0,
+        rto: tcp.rto,
+        initial_rto: tcp.initial_rto.0,
+        max_rto: tcp.max_rto.0,
+        delayed_ack: DelayedAck {
+            enabled: tcp.delayed_ack.enabled,
+            every: tcp.delayed_ack.every,
+            timeout: tcp.delayed_ack.timeout.0,
+        },
+        send_buffer: tcp.send_buffer.0,
+        recv_buffer: tcp.recv_buffer.0,
+        pacing: tcp.pacing,
+        tlp: tcp.tlp,
+    }
+}
+
 fn transport(t: &Transport) -> TransportSpec {
     match t {
         Transport::Tcp { cc, tcp } => TransportSpec::Tcp(TcpSpec {
             cc: cc.clone(),
-            config: TcpConfig {
-                mss: tcp.mss.0 as u32,
-                handshake: tcp.handshake,
-                sack: tcp.sack,
-                initial_cwnd_segments: tcp.initial_cwnd,
-                min_rto: tcp.min_rto.0,
-                rto: tcp.rto,
-                initial_rto: tcp.initial_rto.0,
-                max_rto: tcp.max_rto.0,
-                delayed_ack: DelayedAck {
-                    enabled: tcp.delayed_ack.enabled,
-                    every: tcp.delayed_ack.every,
-                    timeout: tcp.delayed_ack.timeout.0,
-                },
-                send_buffer: tcp.send_buffer.0,
-                recv_buffer: tcp.recv_buffer.0,
-                pacing: tcp.pacing,
-                tlp: tcp.tlp,
-            },
+            config: tcp_config(tcp),
         }),
+        Transport::Mptcp { .. } => unreachable!("mptcp flows are resolved with their paths"),
         Transport::Udp { packet_size } => TransportSpec::Udp(UdpSpec {
             payload: (packet_size.0 - d::UDP_HEADER) as u32,
         }),
@@ -209,7 +347,7 @@ fn app(a: &App, t: &Transport) -> AppSpec {
             let write_size = match (write_size, t) {
                 (Some(w), _) => w.0,
                 (None, Transport::Udp { packet_size }) => packet_size.0 - d::UDP_HEADER,
-                (None, Transport::Tcp { .. }) => d::TCP_WRITE_SIZE.0,
+                (None, Transport::Tcp { .. } | Transport::Mptcp { .. }) => d::TCP_WRITE_SIZE.0,
             };
             AppSpec::Cbr {
                 rate_bps: rate.0,

@@ -1,14 +1,15 @@
 //! Building a `Simulation` from a `RunSpec`: links with their RNG streams, the route table,
 //! flows with their transports and applications, and the first events.
 
-use super::flow::{Flow, FlowMetrics, Transport};
+use super::flow::{Flow, FlowMetrics, MpMetrics, Transport};
 use super::results::LinkTrace;
-use super::{Ev, PacketCounts, Simulation};
+use super::{Ev, PacketCounts, RouteEnd, Simulation};
 use crate::apps::App;
 use crate::cc::CcParams;
 use crate::net::{Link, Proto, RouteTable};
 use crate::spec::{AppSpec, RunSpec, TransportSpec};
 use crate::transport::segment::UDP_HEADER_BYTES;
+use crate::transport::mptcp::{MptcpReceiver, MptcpSender, SubflowParams};
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::udp::UdpReceiver;
 use mptlab_engine::{Arena, EventQueue, LazyTimer, RngStream, StreamId};
@@ -27,22 +28,61 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
     let links: Vec<Link> = spec
         .links
         .iter()
-        .map(|l| Link::new(l, RngStream::new(spec.seed, StreamId::named(STREAM_LINK, &l.name)), interval, duration))
+        .map(|l| {
+            Link::new(
+                l,
+                RngStream::new(spec.seed, StreamId::named(STREAM_LINK, &l.name)),
+                interval,
+                duration,
+            )
+        })
         .collect();
     let link_traces = spec.links.iter().map(|_| LinkTrace::new(trace_every, duration)).collect();
     let mut routes = RouteTable::default();
+    let mut route_ends = Vec::with_capacity(2 * spec.flows.len());
     let mut flows = Vec::with_capacity(spec.flows.len());
-    for f in &spec.flows {
-        routes.push(&f.fwd_route);
-        routes.push(&f.rev_route);
+    for (fi, f) in spec.flows.iter().enumerate() {
+        let route_base = route_ends.len() as u32;
+        let pairs = f.route_pairs();
+        for (path, (fwd, rev)) in pairs.iter().enumerate() {
+            routes.push(fwd);
+            routes.push(rev);
+            route_ends.push(RouteEnd { flow: fi as u32, path: path as u16, to_receiver: true });
+            route_ends.push(RouteEnd { flow: fi as u32, path: path as u16, to_receiver: false });
+        }
+        let mut mp = None;
         let rng = RngStream::new(spec.seed, StreamId::named(STREAM_APP, &f.name));
         let (proto, transport, app) = match &f.transport {
             TransportSpec::Tcp(t) => {
                 let cfg = t.config;
-                let cc = t.cc.build(CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments });
+                let cc = t.cc.build(CcParams {
+                    mss: cfg.mss,
+                    initial_cwnd_segments: cfg.initial_cwnd_segments,
+                });
                 let snd = TcpSender::new(cfg, cc);
                 let rcv = TcpReceiver::new(cfg.sack, cfg.delayed_ack, cfg.mss, cfg.recv_buffer, !cfg.handshake);
-                (Proto::Tcp, Transport::Tcp { snd: Box::new(snd), rcv: Box::new(rcv) }, App::new(&f.app, None, rng))
+                (
+                    Proto::Tcp,
+                    Transport::Tcp {
+                        snd: Box::new(snd),
+                        rcv: Box::new(rcv),
+                    },
+                    App::new(&f.app, None, rng),
+                )
+            }
+            TransportSpec::Mptcp(m) => {
+                let cfg = m.config;
+                let params = CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments };
+                let ccs = m.paths.iter().map(|_| m.cc.build(params)).collect();
+                let sub = SubflowParams {
+                    tcp: cfg,
+                    priorities: m.paths.iter().map(|p| p.priority).collect(),
+                    backups: m.paths.iter().map(|p| p.backup).collect(),
+                };
+                let snd = MptcpSender::new(m.mptcp, sub, ccs, m.scheduler.build(), m.scheduler.may_queue());
+                let rcv = MptcpReceiver::new(m.paths.len(), cfg.sack, cfg.delayed_ack, cfg.mss, cfg.handshake, m.mptcp.recv_buffer);
+                mp = Some(Box::new(MpMetrics::new(m.paths.len(), trace_every, duration)));
+                (Proto::Tcp, Transport::Mptcp { snd: Box::new(snd), rcv: Box::new(rcv) }, App::new(&f.app, None, rng))
             }
             TransportSpec::Udp(u) => {
                 let unit = match f.app {
@@ -50,7 +90,11 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
                     AppSpec::Poisson { message_size, .. } => Some(udp_wire_bytes(message_size as u64, u.payload)),
                     _ => None,
                 };
-                let t = Transport::Udp { payload: u.payload, next_seq: 0, rcv: UdpReceiver::default() };
+                let t = Transport::Udp {
+                    payload: u.payload,
+                    next_seq: 0,
+                    rcv: UdpReceiver::default(),
+                };
                 (Proto::Udp, t, App::new(&f.app, unit, rng))
             }
         };
@@ -61,8 +105,9 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             transport,
             app,
             backlog: 0,
-            timers: [LazyTimer::default(); 3],
-            metrics: FlowMetrics::new(interval, trace_every, duration),
+            route_base,
+            timers: vec![LazyTimer::default(); 3 * pairs.len()],
+            metrics: FlowMetrics { mp, ..FlowMetrics::new(interval, trace_every, duration) },
         });
     }
     let mut queue = EventQueue::new();
@@ -75,7 +120,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             queue.schedule(stop, Ev::Stop(i as u32));
         }
     }
-    Simulation {
+    let mut sim = Simulation {
         spec,
         queue,
         packets: Arena::with_capacity(4096),
@@ -83,8 +128,13 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         routes,
         flows,
         counts: PacketCounts::default(),
+        route_ends,
         scratch: Vec::with_capacity(64),
+        mp_scratch: Vec::with_capacity(64),
         codel_drops: Vec::new(),
         link_traces,
-    }
+    };
+    // Capacity models and scenario link events (link_events.rs).
+    sim.schedule_link_events();
+    sim
 }

@@ -3,6 +3,7 @@
 use crate::apps::App;
 use crate::metrics::{IntervalBins, LogHistogram, Rfc3550Jitter, Trace};
 use crate::net::Proto;
+use crate::transport::mptcp::{MptcpReceiver, MptcpSender};
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::udp::UdpReceiver;
 use mptlab_engine::{LazyTimer, Time};
@@ -10,6 +11,30 @@ use mptlab_engine::{LazyTimer, Time};
 pub enum Transport {
     Tcp { snd: Box<TcpSender>, rcv: Box<TcpReceiver> },
     Udp { payload: u32, next_seq: u64, rcv: UdpReceiver },
+    Mptcp { snd: Box<MptcpSender>, rcv: Box<MptcpReceiver> },
+}
+
+/// Per-path measurements of an MPTCP flow (seed 001's metrics), sampled every trace interval.
+pub struct MpMetrics {
+    /// SRTT of each subflow in ms (τ_i(k)), sampled while the subflow has one.
+    pub srtt: Vec<Trace>,
+    /// T_over(k): the largest protocol delay acknowledged in sampling interval k, in ms.
+    pub protocol_delay: Trace,
+    /// ζ(k) = T_over(k) − max_i τ_i(k), in ms (seed 001 eq. 8–9).
+    pub hol_degree: Trace,
+    /// Data packets of each subflow dropped in the network (queues, channels, down links).
+    pub path_drops: Vec<u64>,
+}
+
+impl MpMetrics {
+    pub fn new(paths: usize, trace_every: Time, duration: Time) -> Self {
+        Self {
+            srtt: (0..paths).map(|_| Trace::new(trace_every, duration)).collect(),
+            protocol_delay: Trace::new(trace_every, duration),
+            hol_degree: Trace::new(trace_every, duration),
+            path_drops: vec![0; paths],
+        }
+    }
 }
 
 /// Per-flow measurements, aggregated online.
@@ -29,6 +54,8 @@ pub struct FlowMetrics {
     pub completion: Option<Time>,
     /// Application ticks skipped because a blocking write was still pending.
     pub blocked_ticks: u64,
+    /// MPTCP flows only.
+    pub mp: Option<Box<MpMetrics>>,
 }
 
 impl FlowMetrics {
@@ -46,6 +73,7 @@ impl FlowMetrics {
             bytes_delivered: 0,
             completion: None,
             blocked_ticks: 0,
+            mp: None,
         }
     }
 }
@@ -58,8 +86,11 @@ pub struct Flow {
     pub app: App,
     /// Bytes the application produced that the transport has not accepted yet.
     pub backlog: u64,
-    /// Endpoint timers: [sender RTO/persist, receiver delayed ACK, sender pacing].
-    pub timers: [LazyTimer; 3],
+    /// First route id: subflow (path) i sends data on route_base + 2i and ACKs on
+    /// route_base + 2i + 1 (one path for TCP and UDP).
+    pub route_base: u32,
+    /// Endpoint timers, three per path: [sender RTO/persist, receiver delayed ACK, sender pacing].
+    pub timers: Vec<LazyTimer>,
     pub metrics: FlowMetrics,
 }
 

@@ -2,21 +2,26 @@
 //! hands out results. This is the only module that knows every layer; each layer below it is
 //! driven through its sans-IO interface.
 //!
-//! Endpoint numbering: flow f has route 2f (data, ends at its receiver) and route 2f+1 (ACKs,
-//! ends at its sender); endpoint e is the end of route e. Timer events carry 3·flow + slot, with
-//! slots SENDER (RTO/persist), RECEIVER (delayed ACK) and PACER (sender pacing).
-//! flow e/2 ... with index 0 = sender (route 2f+1's end), 1 = receiver (route 2f's end).
+//! Route numbering: path i of flow f (i = 0 for TCP and UDP, one per subflow for MPTCP) sends
+//! data on route `route_base + 2i` (ends at the receiver) and ACKs on `route_base + 2i + 1`
+//! (ends at the sender); `route_ends` maps a route id back to (flow, path, direction). Timer
+//! events carry `flow · TIMER_STRIDE + 3 · path + slot`, with slots SENDER (RTO/persist),
+//! RECEIVER (delayed ACK) and PACER (sender pacing).
 
 mod build;
 mod event;
 mod flow;
+mod link_events;
+mod mptcp;
 pub mod results;
+mod results_mptcp;
 
 pub use event::Ev;
-pub use flow::{Flow, FlowMetrics, Transport};
+pub use flow::{Flow, FlowMetrics, MpMetrics, Transport};
 
 use crate::net::{Link, Packet, Proto, RouteTable};
 use crate::spec::RunSpec;
+use crate::transport::mptcp::{MpSeg, MAX_SUBFLOWS};
 use crate::transport::segment::{TcpHeader, TCP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::transport::tcp::TcpSender;
 use mptlab_engine::timer::{Arm, Fired};
@@ -27,6 +32,16 @@ pub const SENDER: usize = 0;
 pub const RECEIVER: usize = 1;
 /// Timer slot of the sender's pacing wait.
 pub const PACER: usize = 2;
+/// Timer ids per flow: three slots per path.
+pub const TIMER_STRIDE: usize = 3 * MAX_SUBFLOWS;
+
+/// Where a route ends: its flow, the flow's path, and whether the receiver is at its end.
+#[derive(Clone, Copy, Debug)]
+pub struct RouteEnd {
+    pub flow: u32,
+    pub path: u16,
+    pub to_receiver: bool,
+}
 
 /// Packet accounting for the conservation invariant: created = delivered + dropped + live.
 #[derive(Clone, Copy, Debug, Default)]
@@ -45,7 +60,9 @@ pub struct Simulation {
     routes: RouteTable,
     pub flows: Vec<Flow>,
     pub counts: PacketCounts,
+    route_ends: Vec<RouteEnd>,
     scratch: Vec<TcpHeader>,
+    mp_scratch: Vec<MpSeg>,
     codel_drops: Vec<(Handle, u32)>,
     link_traces: Vec<results::LinkTrace>,
 }
@@ -99,6 +116,9 @@ impl Simulation {
             Ev::Start(f) => self.on_start(now, f as usize),
             Ev::Stop(f) => self.on_stop(f as usize),
             Ev::Sample => self.on_sample(now),
+            Ev::Join(f, path) => self.on_join(now, f as usize, path as usize),
+            Ev::LinkEvent(i) => self.on_link_event(now, i),
+            Ev::Capacity(l) => self.on_capacity_step(now, l),
         }
     }
 
@@ -137,9 +157,13 @@ impl Simulation {
     fn drop_packet(&mut self, h: Handle) {
         let p = *self.packets.remove(h);
         self.counts.dropped += 1;
-        let m = &mut self.flows[(p.route / 2) as usize].metrics;
+        let end = self.route_ends[p.route as usize];
+        let m = &mut self.flows[end.flow as usize].metrics;
         if p.is_data() {
             m.data_packets_dropped += 1;
+            if let Some(mp) = &mut m.mp {
+                mp.path_drops[end.path as usize] += 1;
+            }
         } else {
             m.ack_packets_dropped += 1;
         }
@@ -186,16 +210,19 @@ impl Simulation {
     fn deliver(&mut self, now: Time, h: Handle) {
         let p = *self.packets.remove(h);
         self.counts.delivered += 1;
-        let f = (p.route / 2) as usize;
-        if p.route % 2 == 0 {
-            self.deliver_to_receiver(now, f, &p);
+        let end = self.route_ends[p.route as usize];
+        let (f, path) = (end.flow as usize, end.path as usize);
+        if end.to_receiver {
+            self.deliver_to_receiver(now, f, path, &p);
+        } else if matches!(self.flows[f].transport, Transport::Mptcp { .. }) {
+            self.mptcp_ack(now, f, path, &p);
         } else {
             self.deliver_to_sender(now, f, &p);
         }
     }
 
     #[inline]
-    fn deliver_to_receiver(&mut self, now: Time, f: usize, p: &Packet) {
+    fn deliver_to_receiver(&mut self, now: Time, f: usize, path: usize, p: &Packet) {
         let flow = &mut self.flows[f];
         if p.is_data() {
             self.counts.delivered_data += 1;
@@ -210,6 +237,16 @@ impl Simulation {
                 d
             }
             Transport::Udp { rcv, .. } => rcv.on_datagram(p.udp_seq, p.udp_payload),
+            Transport::Mptcp { rcv, .. } => {
+                if p.epoch != rcv.subs[path].epoch {
+                    0 // a packet of a closed subflow incarnation
+                } else {
+                    let mut out = std::mem::take(&mut self.scratch);
+                    let d = rcv.on_segment(now, path, &p.tcp, &mut out);
+                    self.scratch = out;
+                    d
+                }
+            }
         };
         if delivered > 0 {
             let m = &mut flow.metrics;
@@ -220,8 +257,8 @@ impl Simulation {
             }
         }
         if flow.proto == Proto::Tcp {
-            self.flush_headers(now, f, RECEIVER);
-            self.sync_timer(f, RECEIVER);
+            self.flush_headers(now, f, path, RECEIVER);
+            self.sync_timer(f, path, RECEIVER);
         }
     }
 
@@ -246,17 +283,22 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.scratch);
         op(snd, &mut flow.backlog, &mut out);
         self.scratch = out;
-        self.flush_headers(now, f, SENDER);
-        self.sync_timer(f, SENDER);
+        self.flush_headers(now, f, 0, SENDER);
+        self.sync_timer(f, 0, SENDER);
     }
 
-    /// Turn the headers an endpoint produced into packets on its route.
+    /// Turn the headers an endpoint of path `path` produced into packets on its route.
     #[inline]
-    fn flush_headers(&mut self, now: Time, f: usize, role: usize) {
+    fn flush_headers(&mut self, now: Time, f: usize, path: usize, role: usize) {
         if self.scratch.is_empty() {
             return;
         }
-        let route = if role == SENDER { 2 * f as u32 } else { 2 * f as u32 + 1 };
+        let flow = &self.flows[f];
+        let route = flow.route_base + 2 * path as u32 + (role != SENDER) as u32;
+        let (options, epoch) = match &flow.transport {
+            Transport::Mptcp { rcv, .. } => (crate::transport::mptcp::DSS_ACK_BYTES, rcv.subs[path].epoch),
+            _ => (0, 0),
+        };
         let mut out = std::mem::take(&mut self.scratch);
         for hdr in out.drain(..) {
             let m = &mut self.flows[f].metrics;
@@ -265,9 +307,19 @@ impl Simulation {
             } else {
                 m.ack_packets_sent += 1;
             }
+            let size = hdr.len + TCP_HEADER_BYTES + options;
             self.send_packet(
                 now,
-                Packet { route, hop: 0, proto: Proto::Tcp, size: hdr.len + TCP_HEADER_BYTES, sent_at: now, tcp: hdr, ..Default::default() },
+                Packet {
+                    route,
+                    hop: 0,
+                    proto: Proto::Tcp,
+                    epoch,
+                    size,
+                    sent_at: now,
+                    tcp: hdr,
+                    ..Default::default()
+                },
             );
         }
         self.scratch = out;
@@ -275,15 +327,19 @@ impl Simulation {
 
     /// Align an endpoint's engine timers with its transport's deadlines.
     #[inline]
-    fn sync_timer(&mut self, f: usize, role: usize) {
-        let Transport::Tcp { snd, rcv } = &self.flows[f].transport else { return };
+    fn sync_timer(&mut self, f: usize, path: usize, role: usize) {
+        let (d, p) = match &self.flows[f].transport {
+            Transport::Tcp { snd, .. } if role == SENDER => (snd.deadline(), snd.pacing_deadline()),
+            Transport::Tcp { rcv, .. } => (rcv.deadline(), None),
+            Transport::Mptcp { snd, .. } if role == SENDER => (snd.deadline(path), snd.pacing_deadline(path)),
+            Transport::Mptcp { rcv, .. } => (rcv.deadline(path), None),
+            Transport::Udp { .. } => return,
+        };
         if role == SENDER {
-            let (d, p) = (snd.deadline(), snd.pacing_deadline());
-            self.arm(f, SENDER, d);
-            self.arm(f, PACER, p);
+            self.arm(f, 3 * path + SENDER, d);
+            self.arm(f, 3 * path + PACER, p);
         } else {
-            let d = rcv.deadline();
-            self.arm(f, RECEIVER, d);
+            self.arm(f, 3 * path + RECEIVER, d);
         }
     }
 
@@ -293,7 +349,7 @@ impl Simulation {
         match deadline {
             Some(d) => {
                 if let Arm::Schedule { at, generation } = timer.set(d) {
-                    let ep = (3 * f + slot) as u32;
+                    let ep = (TIMER_STRIDE * f + slot) as u32;
                     self.queue.schedule(at.max(self.queue.now()), Ev::Timer { ep, generation });
                 }
             }
@@ -302,13 +358,16 @@ impl Simulation {
     }
 
     fn on_timer(&mut self, now: Time, ep: u32, generation: u32) {
-        let (f, slot) = ((ep / 3) as usize, (ep % 3) as usize);
-        let role = if slot == RECEIVER { RECEIVER } else { SENDER };
+        let (f, slot) = (ep as usize / TIMER_STRIDE, ep as usize % TIMER_STRIDE);
+        let (path, role) = (slot / 3, if slot % 3 == RECEIVER { RECEIVER } else { SENDER });
         match self.flows[f].timers[slot].on_event(now, generation) {
             Fired::Stale => {}
             Fired::Rearm { at, generation } => self.queue.schedule(at, Ev::Timer { ep, generation }),
+            Fired::Expired if matches!(self.flows[f].transport, Transport::Mptcp { .. }) => self.mptcp_timer(now, f, path, role),
             Fired::Expired => {
-                let Transport::Tcp { snd, rcv } = &mut self.flows[f].transport else { return };
+                let Transport::Tcp { snd, rcv } = &mut self.flows[f].transport else {
+                    return;
+                };
                 let mut out = std::mem::take(&mut self.scratch);
                 if role == SENDER {
                     snd.on_timer(now, &mut out);
@@ -316,8 +375,8 @@ impl Simulation {
                     rcv.on_timer(now, &mut out);
                 }
                 self.scratch = out;
-                self.flush_headers(now, f, role);
-                self.sync_timer(f, role);
+                self.flush_headers(now, f, 0, role);
+                self.sync_timer(f, 0, role);
             }
         }
     }
@@ -328,16 +387,27 @@ impl Simulation {
         let flow = &mut self.flows[f];
         let tick = flow.app.first(now);
         let bulk = flow.app.is_bulk();
-        match flow.proto {
-            Proto::Tcp => self.drive_sender(now, f, |snd, backlog, out| {
+        if matches!(flow.transport, Transport::Mptcp { .. }) {
+            self.drive_mptcp(now, f, |snd, backlog, out| {
                 if bulk {
                     snd.set_unlimited();
                 }
                 *backlog += tick.bytes;
-                *backlog -= snd.write(*backlog);
+                *backlog -= snd.write(now, *backlog);
                 snd.start(now, out);
-            }),
-            Proto::Udp => self.send_datagrams(now, f, tick.bytes),
+            });
+        } else {
+            match flow.proto {
+                Proto::Tcp => self.drive_sender(now, f, |snd, backlog, out| {
+                    if bulk {
+                        snd.set_unlimited();
+                    }
+                    *backlog += tick.bytes;
+                    *backlog -= snd.write(*backlog);
+                    snd.start(now, out);
+                }),
+                Proto::Udp => self.send_datagrams(now, f, tick.bytes),
+            }
         }
         if let Some(t) = tick.next {
             self.schedule_app(f, t);
@@ -357,6 +427,10 @@ impl Simulation {
         match flow.proto {
             // The writer is still blocked on its previous write: this tick produces nothing.
             Proto::Tcp if flow.backlog > 0 => flow.metrics.blocked_ticks += 1,
+            Proto::Tcp if matches!(flow.transport, Transport::Mptcp { .. }) => self.drive_mptcp(now, f, |snd, backlog, out| {
+                *backlog = tick.bytes - snd.write(now, tick.bytes);
+                snd.push(now, out);
+            }),
             Proto::Tcp => self.drive_sender(now, f, |snd, backlog, out| {
                 *backlog = tick.bytes - snd.write(tick.bytes);
                 snd.try_send(now, out);
@@ -371,8 +445,10 @@ impl Simulation {
     fn on_stop(&mut self, f: usize) {
         let flow = &mut self.flows[f];
         flow.backlog = 0;
-        if let Transport::Tcp { snd, .. } = &mut flow.transport {
-            snd.close_writes();
+        match &mut flow.transport {
+            Transport::Tcp { snd, .. } => snd.close_writes(),
+            Transport::Mptcp { snd, .. } => snd.close_writes(),
+            Transport::Udp { .. } => {}
         }
     }
 
@@ -381,14 +457,16 @@ impl Simulation {
         let mut left = bytes;
         while left > 0 {
             let flow = &mut self.flows[f];
-            let Transport::Udp { payload, next_seq, .. } = &mut flow.transport else { return };
+            let Transport::Udp { payload, next_seq, .. } = &mut flow.transport else {
+                return;
+            };
             let n = left.min(*payload as u64) as u32;
             left -= n as u64;
             let seq = *next_seq;
             *next_seq += 1;
             flow.metrics.data_packets_sent += 1;
             let p = Packet {
-                route: 2 * f as u32,
+                route: flow.route_base,
                 hop: 0,
                 proto: Proto::Udp,
                 size: n + UDP_HEADER_BYTES,
@@ -405,13 +483,18 @@ impl Simulation {
 
     fn on_sample(&mut self, now: Time) {
         for flow in &mut self.flows {
-            if let Transport::Tcp { snd, .. } = &flow.transport {
-                if now >= flow.start {
+            if now < flow.start {
+                continue;
+            }
+            match &mut flow.transport {
+                Transport::Tcp { snd, .. } => {
                     flow.metrics.cwnd.record(now, snd.cwnd() as f64);
                     if let Some(s) = snd.rtt().srtt() {
                         flow.metrics.srtt.record(now, s as f64 / 1e6);
                     }
                 }
+                Transport::Mptcp { snd, .. } => mptcp::sample(now, snd, &mut flow.metrics),
+                Transport::Udp { .. } => {}
             }
         }
         for (link, trace) in self.links.iter_mut().zip(&mut self.link_traces) {

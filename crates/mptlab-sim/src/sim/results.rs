@@ -20,7 +20,11 @@ pub struct LinkTrace {
 
 impl LinkTrace {
     pub fn new(every: Time, duration: Time) -> Self {
-        Self { queue_pkts: Trace::new(every, duration), queue_delay_ms: Trace::new(every, duration), jitter: Rfc3550Jitter::new() }
+        Self {
+            queue_pkts: Trace::new(every, duration),
+            queue_delay_ms: Trace::new(every, duration),
+            jitter: Rfc3550Jitter::new(),
+        }
     }
 }
 
@@ -42,14 +46,14 @@ pub struct Columns {
 }
 
 impl Columns {
-    fn push(&mut self, series: &'static str, entity: &str, t: f64, v: f64) {
+    pub(super) fn push(&mut self, series: &'static str, entity: &str, t: f64, v: f64) {
         self.series.push(series);
         self.entity.push(entity.to_string());
         self.t_s.push(t);
         self.value.push(v);
     }
 
-    fn push_trace(&mut self, series: &'static str, entity: &str, trace: &Trace) {
+    pub(super) fn push_trace(&mut self, series: &'static str, entity: &str, trace: &Trace) {
         let (ts, vs) = trace.points();
         for (t, v) in ts.iter().zip(vs) {
             self.push(series, entity, *t, *v);
@@ -62,7 +66,11 @@ fn ms(ns: f64) -> f64 {
 }
 
 fn finite(x: f64) -> Value {
-    if x.is_finite() { json!(x) } else { Value::Null }
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
 }
 
 fn quantiles_ms(h: &LogHistogram) -> Value {
@@ -109,11 +117,19 @@ impl Simulation {
                 flow_means.push(goodput.mean);
                 proto_sent[flow.proto.index()] += m.data_packets_sent;
                 proto_dropped[flow.proto.index()] += m.data_packets_dropped;
-                let loss_pct = if m.data_packets_sent > 0 { 100.0 * m.data_packets_dropped as f64 / m.data_packets_sent as f64 } else { 0.0 };
+                let loss_pct = if m.data_packets_sent > 0 {
+                    100.0 * m.data_packets_dropped as f64 / m.data_packets_sent as f64
+                } else {
+                    0.0
+                };
                 let (cc, tcp) = match (&fs.transport, &flow.transport) {
                     (TransportSpec::Tcp(t), Transport::Tcp { snd, rcv }) => {
                         let srtt = m.srtt.points().1;
-                        let srtt_mean = if srtt.is_empty() { Value::Null } else { json!(srtt.iter().sum::<f64>() / srtt.len() as f64) };
+                        let srtt_mean = if srtt.is_empty() {
+                            Value::Null
+                        } else {
+                            json!(srtt.iter().sum::<f64>() / srtt.len() as f64)
+                        };
                         (
                             json!(t.cc.name()),
                             json!({
@@ -128,6 +144,10 @@ impl Simulation {
                                 "receiver": rcv.stats,
                             }),
                         )
+                    }
+                    (TransportSpec::Mptcp(t), Transport::Mptcp { snd, .. }) => {
+                        let sum = |g: fn(&crate::transport::tcp::SenderStats) -> u64| -> u64 { snd.subs.iter().map(|s| g(&s.snd.stats)).sum() };
+                        (json!(t.cc.name()), json!({"retransmissions": sum(|s| s.retransmissions), "rto_count": sum(|s| s.rto_count)}))
                     }
                     _ => (Value::Null, Value::Null),
                 };
@@ -149,6 +169,7 @@ impl Simulation {
                     "owd_ms": quantiles_ms(&m.owd),
                     "completion_time_s": m.completion.map(|t| as_secs_f64(t - flow.start)),
                     "app_blocked_ticks": m.blocked_ticks,
+                    "mptcp": self.mptcp_summary(i),
                 })
             })
             .collect();
@@ -171,10 +192,16 @@ impl Simulation {
                 for p in Proto::ALL {
                     let bins = &link.wire[p.index()];
                     if bins.total_bytes() > 0 {
-                        by_proto.insert(p.name().into(), json!({"bytes": bins.total_bytes(), "throughput_mbps": bins.summary(0)}));
+                        by_proto.insert(
+                            p.name().into(),
+                            json!({"bytes": bins.total_bytes(), "throughput_mbps": bins.summary(0)}),
+                        );
                     }
                 }
-                let drops = c.queue_drops + c.channel_drops;
+                let drops = c.queue_drops + c.channel_drops + c.down_drops;
+                // Time-average capacity (0 while down), for links whose rate or state varies.
+                let varies = ls.capacity.is_some() || spec.events.iter().any(|e| e.link as usize == i);
+                let mean_rate_mbps = varies.then(|| link.mean_rate_bps(spec.duration) / 1e6);
                 json!({
                     "name": ls.name, "from": node(ls.from), "to": node(ls.to),
                     "rate_mbps": ls.rate_bps as f64 / 1e6,
@@ -182,6 +209,7 @@ impl Simulation {
                     "bytes": c.transmitted_bytes, "packets": c.transmitted,
                     "offered_packets": c.offered,
                     "queue_drops": c.queue_drops, "channel_drops": c.channel_drops, "drops": drops,
+                    "down_drops": c.down_drops, "mean_rate_mbps": mean_rate_mbps,
                     "drop_pct": if c.offered > 0 { 100.0 * drops as f64 / c.offered as f64 } else { 0.0 },
                     "queue_delay_ms": quantiles_ms(link.stats.delay_histogram()),
                     "queue_pkts_mean": finite(link.stats.mean_len_packets(spec.duration)),
@@ -246,6 +274,7 @@ impl Simulation {
             c.push_trace("cwnd_bytes", name, &flow.metrics.cwnd);
             c.push_trace("srtt_ms", name, &flow.metrics.srtt);
         }
+        self.mptcp_timeseries(&mut c);
         for (i, link) in self.links.iter().enumerate() {
             let name = &self.spec.links[i].name;
             let n = link.wire[0].bins().len();

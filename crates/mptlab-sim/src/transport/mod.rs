@@ -4,5 +4,6 @@
 //! the event queue.
 
 pub mod segment;
+pub mod mptcp;
 pub mod tcp;
 pub mod udp;

@@ -33,6 +33,10 @@ pub struct TcpHeader {
     pub wnd: u64,
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     pub nsack: u8,
+    /// MPTCP DSS option (RFC 8684 §3.3): on a data segment the data sequence number of its first
+    /// payload byte (the mapping), on an ACK the DATA_ACK. Data flows one way, so one field
+    /// serves both; plain TCP leaves it 0.
+    pub dss: u64,
 }
 
 impl TcpHeader {

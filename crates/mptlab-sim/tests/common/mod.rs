@@ -48,7 +48,7 @@ pub fn link_index(sim: &Simulation, name: &str) -> usize {
 pub fn tcp(sim: &Simulation, f: usize) -> (&TcpSender, &TcpReceiver) {
     match &sim.flows[f].transport {
         Transport::Tcp { snd, rcv } => (snd, rcv),
-        Transport::Udp { .. } => panic!("flow {f} is not TCP"),
+        _ => panic!("flow {f} is not TCP"),
     }
 }
 

@@ -17,7 +17,7 @@ fn unknown_top_level_key_lists_the_sections() {
     assert_err(&e, "bogus", "unknown key");
     assert_eq!(
         e.choices,
-        ["flows", "groups", "links", "metrics", "nodes", "run"]
+        ["events", "flows", "groups", "links", "metrics", "nodes", "run"]
     );
 }
 
@@ -147,7 +147,7 @@ fn unknown_protocol_lists_protocols() {
         "flows.bulk.protocol",
         "unknown protocol",
     );
-    assert_eq!(e.choices, ["tcp", "udp"]);
+    assert_eq!(e.choices, ["tcp", "udp", "mptcp"]);
 }
 
 #[test]
@@ -558,8 +558,132 @@ fn display_joins_key_reason_and_choices() {
     );
     assert_eq!(
         e.to_string(),
-        "flows.bulk.protocol: unknown protocol `sctp` (valid: tcp, udp)"
+        "flows.bulk.protocol: unknown protocol `sctp` (valid: tcp, udp, mptcp)"
     );
     let e = bad(&[("flows.bulk.start", "10s")], "flows.bulk.start", "before");
     assert!(!e.to_string().contains("valid:"));
+}
+
+// ----- link events and capacity models ------------------------------------------------------
+
+/// `BASE` with one `[[events]]` entry (inline table contents) must fail at `key`.
+#[track_caller]
+fn bad_event(entry: &str, key: &str, word: &str) -> super::ScenarioError {
+    bad(&[("events", &format!("[{{ {entry} }}]"))], key, word)
+}
+
+#[test]
+fn event_on_an_unknown_link_lists_the_links() {
+    let e = bad_event(r#"at = "1s", link = "bogus", action = "down""#, "events[0].link", "unknown link");
+    assert_eq!(e.choices, ["a", "b", "bottleneck"]);
+    bad_event(r#"at = "1s", link = "bottleneck.rev.fwd", action = "down""#, "events[0].link", "unknown link");
+    bad_event(r#"at = "1s", link = "bottleneck.up", action = "down""#, "events[0].link", "unknown link");
+    // The index names the offending entry.
+    bad(
+        &[(
+            "events",
+            r#"[{ at = "1s", link = "a", action = "down" }, { at = "2s", link = "zz", action = "up" }]"#,
+        )],
+        "events[1].link",
+        "unknown link",
+    );
+}
+
+#[test]
+fn event_action_is_checked_and_lists_the_actions() {
+    let e = bad_event(r#"at = "1s", link = "a", action = "flap""#, "events[0].action", "unknown action");
+    assert_eq!(e.choices, ["down", "up", "rate"]);
+    let e = bad_event(r#"at = "1s", link = "a""#, "events[0].action", "missing");
+    assert_eq!(e.choices, ["down", "up", "rate"]);
+    bad_event(r#"at = "1s", link = "a", action = 3"#, "events[0].action", "expected a string");
+}
+
+#[test]
+fn event_rate_is_required_for_rate_and_forbidden_otherwise() {
+    bad_event(r#"at = "1s", link = "a", action = "rate""#, "events[0].rate", "missing");
+    bad_event(r#"at = "1s", link = "a", action = "down", rate = "1Mbps""#, "events[0].rate", "only allowed");
+    bad_event(r#"at = "1s", link = "a", action = "rate", rate = "0Mbps""#, "events[0].rate", "> 0");
+    bad_event(r#"at = "1s", link = "a", action = "rate", rate = "5Mbit""#, "events[0].rate", "unit");
+}
+
+#[test]
+fn event_keys_and_times_are_checked() {
+    let e = bad_event(r#"at = "1s", link = "a", action = "down", when = "2s""#, "events[0].when", "unknown key");
+    assert_eq!(e.choices, ["action", "at", "link", "rate"]);
+    bad_event(r#"link = "a", action = "down""#, "events[0].at", "missing");
+    bad_event(r#"at = "-1s", link = "a", action = "down""#, "events[0].at", "negative");
+    bad_event(r#"at = 5, link = "a", action = "down""#, "events[0].at", "unit");
+    bad(&[("events", r#"{ at = "1s" }"#)], "events", "array of tables");
+    bad(&[("events", "[1]")], "events[0]", "expected a table");
+}
+
+#[test]
+fn rate_event_on_a_direction_with_a_capacity_model_is_rejected() {
+    let e = err_with(
+        BASE,
+        &[
+            ("links.bottleneck.capacity", r#"{ model = "lte", mean = "50Mbps" }"#),
+            ("links.bottleneck.reverse.capacity", "none"),
+            ("events", r#"[{ at = "1s", link = "bottleneck", action = "rate", rate = "5Mbps" }]"#),
+        ],
+    );
+    assert_err(&e, "events[0].action", "capacity model");
+    // The direction without a model takes rate events.
+    super::base_ok(&[
+        ("links.bottleneck.capacity", r#"{ model = "lte", mean = "50Mbps" }"#),
+        ("links.bottleneck.reverse.capacity", "none"),
+        ("events", r#"[{ at = "1s", link = "bottleneck.rev", action = "rate", rate = "5Mbps" }]"#),
+    ]);
+}
+
+/// `BASE` with `links.bottleneck.capacity = <value>` must fail at `links.bottleneck.capacity.<key>`.
+#[track_caller]
+fn bad_capacity(value: &str, key: &str, word: &str) -> super::ScenarioError {
+    let key = if key.is_empty() { "links.bottleneck.capacity".to_string() } else { format!("links.bottleneck.capacity.{key}") };
+    bad(&[("links.bottleneck.capacity", value)], &key, word)
+}
+
+#[test]
+fn unknown_capacity_model_lists_the_models() {
+    let e = bad_capacity(r#"{ model = "5g" }"#, "model", "unknown model");
+    assert_eq!(e.choices, ["none", "lte", "trace"]);
+    bad_capacity(r#""lte""#, "mean", "missing");
+    bad_capacity(r#"{ mean = "1Mbps" }"#, "model", "missing");
+    bad_capacity("3", "", "expected a table or a model name");
+    bad(
+        &[("links.bottleneck.reverse.capacity", r#"{ model = "wifi" }"#)],
+        "links.bottleneck.reverse.capacity.model",
+        "unknown model",
+    );
+}
+
+#[test]
+fn lte_capacity_parameters_are_checked() {
+    bad_capacity(r#"{ model = "lte", mean = "10Mbps", cv = 7 }"#, "cv", "must be in [0, 5]");
+    bad_capacity(r#"{ model = "lte", mean = "10Mbps", cv = "high" }"#, "cv", "expected a number");
+    bad_capacity(r#"{ model = "lte", mean = "10Mbps", correlation = 1.5 }"#, "correlation", "probability");
+    bad_capacity(r#"{ model = "lte", mean = "10Mbps", min = "20Mbps" }"#, "min", "at most mean");
+    bad_capacity(r#"{ model = "lte", mean = "10Mbps", max = "5Mbps" }"#, "max", "at least mean");
+    bad_capacity(r#"{ model = "lte", mean = "10Mbps", step = "500us" }"#, "step", "at least 1ms");
+    bad_capacity(r#"{ model = "lte", mean = "10Mbps", step = "0s" }"#, "step", "> 0");
+    bad_capacity(r#"{ model = "lte", mean = "0bps" }"#, "mean", "> 0");
+    let e = bad_capacity(r#"{ model = "lte", mean = "10Mbps", times = ["0s"] }"#, "times", "unknown key for model `lte`");
+    assert!(e.choices.contains(&"correlation".to_string()));
+}
+
+#[test]
+fn trace_capacity_parameters_are_checked() {
+    bad_capacity(r#"{ model = "trace", times = [], rates = [] }"#, "times", "at least one");
+    bad_capacity(r#"{ model = "trace", times = ["0s", "2s", "2s"], rates = ["1Mbps", "2Mbps", "3Mbps"] }"#, "times[2]", "increase");
+    bad_capacity(r#"{ model = "trace", times = ["0s", "2s"], rates = ["1Mbps"] }"#, "rates", "has 1 entries but times has 2");
+    bad_capacity(r#"{ model = "trace", times = ["0s", "2x"], rates = ["1Mbps", "2Mbps"] }"#, "times[1]", "unit");
+    bad_capacity(r#"{ model = "trace", times = ["0s"], rates = ["1Mbps"], repeat = true }"#, "period", "missing");
+    bad_capacity(r#"{ model = "trace", times = ["0s"], rates = ["1Mbps"], period = "1s" }"#, "period", "only allowed");
+    bad_capacity(
+        r#"{ model = "trace", times = ["0s", "5s"], rates = ["1Mbps", "2Mbps"], repeat = true, period = "5s" }"#,
+        "period",
+        "after the last",
+    );
+    bad_capacity(r#"{ model = "trace", times = "0s", rates = ["1Mbps"] }"#, "times", "expected an array");
+    bad_capacity(r#"{ model = "trace", rates = ["1Mbps"] }"#, "times", "missing");
 }

@@ -530,3 +530,118 @@ fn catalogue_lists_algorithms_defaults_and_units() {
     assert_eq!(c["apps"]["kinds"]["cbr"][0], "rate");
     assert_eq!(c["protocols"]["tcp"]["options"]["mss"], "1460B");
 }
+
+// ----- link events and capacity models ------------------------------------------------------
+
+const EVENTS: &str = r#"[
+    { at = "7s", link = "bottleneck", action = "up" },
+    { at = "5s", link = "bottleneck", action = "down" },
+    { at = "5s", link = "a.rev", action = "rate", rate = "2.5Mbps" },
+    { at = "5s", link = "b.fwd", action = "rate", rate = "1Gbps" },
+    { at = "30s", link = "a", action = "down" },
+]"#;
+
+#[test]
+fn events_resolve_to_directions_in_time_then_file_order() {
+    let spec = base_ok(&[("events", EVENTS)]).spec;
+    let got: Vec<(u64, String, LinkAction)> = spec
+        .events
+        .iter()
+        .map(|e| (e.at / SECOND, spec.links[e.link as usize].name.clone(), e.action))
+        .collect();
+    let want = [
+        (5, "bottleneck", LinkAction::Down),
+        (5, "bottleneck.rev", LinkAction::Down),
+        (5, "a.rev", LinkAction::Rate { rate_bps: 2_500_000 }),
+        (5, "b", LinkAction::Rate { rate_bps: 1_000_000_000 }),
+        (7, "bottleneck", LinkAction::Up),
+        (7, "bottleneck.rev", LinkAction::Up),
+    ];
+    let want: Vec<_> = want.iter().map(|(t, n, a)| (*t, n.to_string(), *a)).collect();
+    // The event at 30 s, after the end of the 10 s run, is validated and left out.
+    assert_eq!(got, want);
+    assert!(base_ok(&[]).spec.events.is_empty());
+}
+
+#[test]
+fn events_name_group_access_links_by_member() {
+    let text = format!(
+        "{BASE}\n[groups.ue]\ncount = 2\nlink = {{ to = \"r1\", rate = \"10Mbps\", delay = \"1ms\" }}\n\n\
+         [[events]]\nat = \"1s\"\nlink = \"ue#1.rev\"\naction = \"down\"\n"
+    );
+    let spec = load(&text, &[], None).unwrap().spec;
+    assert_eq!(spec.events.len(), 1);
+    assert_eq!(spec.links[spec.events[0].link as usize].name, "ue#1.rev");
+}
+
+#[test]
+fn lte_capacity_defaults_are_filled_in_and_inherited_by_the_reverse_direction() {
+    let l = base_ok(&[("links.bottleneck.capacity", r#"{ model = "lte", mean = "10Mbps" }"#)]);
+    let want = CapacitySpec::Lte {
+        mean_bps: 10_000_000,
+        cv: 0.3,
+        correlation: 0.9,
+        min_bps: 1_000_000,
+        max_bps: 30_000_000,
+        step: 100 * MILLISECOND,
+    };
+    assert_eq!(link(&l.spec, "bottleneck").capacity, Some(want.clone()));
+    assert_eq!(link(&l.spec, "bottleneck.rev").capacity, Some(want));
+    assert_eq!(link(&l.spec, "a").capacity, None);
+    let c = &l.canonical["links"]["bottleneck"]["capacity"];
+    assert_eq!(c["model"], "lte");
+    assert_eq!(c["mean"], "10Mbps");
+    assert_eq!(c["min"], "1Mbps");
+    assert_eq!(c["max"], "30Mbps");
+    assert_eq!(c["step"], "100ms");
+    assert_eq!(c["cv"], 0.3);
+    assert_eq!(l.canonical["links"]["bottleneck"]["reverse"]["capacity"], *c);
+    // No model: no key, so scenarios without one keep their canonical form.
+    assert!(l.canonical["links"]["a"].get("capacity").is_none());
+    assert!(l.canonical.get("events").is_none());
+}
+
+#[test]
+fn capacity_none_on_the_reverse_direction_is_kept_only_where_it_matters() {
+    let l = base_ok(&[
+        ("links.bottleneck.capacity", r#"{ model = "trace", times = ["0s", "1s"], rates = ["5Mbps", "7Mbps"], repeat = true, period = "2s" }"#),
+        ("links.bottleneck.reverse.capacity", "none"),
+        ("links.a.capacity", "none"),
+        ("links.b.reverse.capacity", r#"{ model = "none" }"#),
+    ]);
+    assert_eq!(
+        link(&l.spec, "bottleneck").capacity,
+        Some(CapacitySpec::Trace {
+            times: vec![0, SECOND],
+            rates_bps: vec![5_000_000, 7_000_000],
+            period: Some(2 * SECOND)
+        })
+    );
+    assert_eq!(link(&l.spec, "bottleneck.rev").capacity, None);
+    assert_eq!(l.canonical["links"]["bottleneck"]["reverse"]["capacity"]["model"], "none");
+    // `"none"` without a forward model is the same as no key.
+    assert_eq!(
+        serde_json::to_string(&l.canonical["links"]["a"]).unwrap(),
+        serde_json::to_string(&base_ok(&[]).canonical["links"]["a"]).unwrap()
+    );
+    assert!(l.canonical["links"]["b"]["reverse"].get("capacity").is_none());
+}
+
+/// The canonical form, written back as TOML, loads as the same scenario.
+#[test]
+fn canonical_form_with_events_and_capacity_reads_back_the_same() {
+    let l = base_ok(&[
+        ("events", EVENTS),
+        ("links.bottleneck.capacity", r#"{ model = "lte", mean = "10Mbps", cv = 0.5, step = "50ms" }"#),
+        ("links.bottleneck.reverse.capacity", "none"),
+        ("links.a.capacity", r#"{ model = "trace", times = ["1s"], rates = ["3Mbps"] }"#),
+        ("links.a.reverse.capacity", "none"),
+    ]);
+    let text = toml::to_string(&l.canonical).expect("the canonical form is TOML-serialisable");
+    let again = load(&text, &[], None).unwrap_or_else(|e| panic!("{e}\n---\n{text}"));
+    assert_eq!(
+        serde_json::to_string(&l.canonical).unwrap(),
+        serde_json::to_string(&again.canonical).unwrap()
+    );
+    assert_eq!(l.spec.events, again.spec.events);
+}

@@ -201,6 +201,14 @@ impl TcpReceiver {
         delivered
     }
 
+    /// Send a pending (delayed) ACK now, if there is one. An MPTCP connection calls this when the
+    /// data-level window opened, so the sender learns of it without waiting for the timer.
+    pub fn ack_now(&mut self, out: &mut Vec<TcpHeader>) {
+        if self.pending > 0 || self.ack_at.is_some() {
+            self.send_ack(0, out);
+        }
+    }
+
     /// The delayed-ACK timer.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<TcpHeader>) {
         if self.ack_at.is_some_and(|t| t <= now) {

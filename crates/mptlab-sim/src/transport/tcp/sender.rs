@@ -106,6 +106,11 @@ pub struct TcpSender {
     /// RFC 8985 RACK.xmit_ts: the latest send time among delivered segments.
     rack_xmit_ts: Time,
     tlp: Tlp,
+    /// MPTCP subflows: each write is one chunk with its own DSS mapping, and a segment never
+    /// spans two chunks (Linux does not collapse skbs with different mappings). Ends of the
+    /// written chunks not yet fully sent, in order.
+    chunked: bool,
+    chunk_ends: std::collections::VecDeque<u64>,
     pub stats: SenderStats,
 }
 
@@ -137,6 +142,8 @@ impl TcpSender {
             cwnd_limited: false,
             rack_xmit_ts: 0,
             tlp: Tlp::default(),
+            chunked: false,
+            chunk_ends: std::collections::VecDeque::new(),
             limited_transmit_bytes: 0,
             partial_acks: 0,
             pacing_ns_per_byte: None,
@@ -177,7 +184,27 @@ impl TcpSender {
     pub fn write(&mut self, bytes: u64) -> u64 {
         let n = bytes.min(self.buffer_free());
         self.write_end += n;
+        if self.chunked && n > 0 {
+            self.chunk_ends.push_back(self.write_end);
+        }
         n
+    }
+
+    /// Keep every write a segment of its own (see `chunked`).
+    pub fn set_chunked(&mut self) {
+        self.chunked = true;
+    }
+
+    /// At most `len` bytes of new data from SND.NXT, cut at the end of the current chunk.
+    #[inline]
+    fn new_segment_len(&mut self, len: u64) -> u64 {
+        if !self.chunked {
+            return len;
+        }
+        while self.chunk_ends.front().is_some_and(|&e| e <= self.snd_nxt) {
+            self.chunk_ends.pop_front();
+        }
+        self.chunk_ends.front().map_or(len, |&e| len.min(e - self.snd_nxt))
     }
 
     /// Open the connection (SYN) or, without a handshake, start sending.
@@ -215,6 +242,51 @@ impl TcpSender {
     }
     pub fn cc(&self) -> &AnyCc {
         &self.cc
+    }
+    /// The controller, for a multipath connection that couples it with its peers (`couple`) or
+    /// penalises its subflow.
+    pub fn cc_mut(&mut self) -> &mut AnyCc {
+        &mut self.cc
+    }
+    /// End of the data written so far (the next write starts here).
+    pub fn write_end(&self) -> u64 {
+        self.write_end
+    }
+    /// Bytes written and not yet sent once.
+    pub fn queued(&self) -> u64 {
+        self.write_end.saturating_sub(self.snd_nxt)
+    }
+    /// Established, not waiting for pacing, nothing written and unsent, and the window has room
+    /// for one more full segment: a segment written now would leave at once.
+    #[inline]
+    pub fn has_space(&self) -> bool {
+        self.state == State::Established
+            && self.pacing_wait.is_none()
+            && self.write_end <= self.snd_nxt
+            && self.in_flight() + self.cfg.mss as u64 <= self.send_window()
+    }
+    /// The sending rate the sender works with, in payload bytes per second: the pacing rate if
+    /// it paces, else cwnd / SRTT (0 before the first RTT sample).
+    pub fn rate_estimate(&self) -> u64 {
+        if let Some(r) = self.pacing_rate() {
+            return r;
+        }
+        match self.rtt.srtt() {
+            Some(s) if s > 0 => (self.cc.window() as f64 * SECOND as f64 / s as f64) as u64,
+            _ => 0,
+        }
+    }
+    /// Reduce the window once as for a congestion event without loss recovery (MPTCP
+    /// penalisation, Raiciu et al. NSDI 2012 §4.2: halve the window of the subflow that blocks
+    /// the connection; the controller applies its own decrease factor).
+    pub fn penalize(&mut self, now: Time) {
+        if self.phase != Phase::Open {
+            return;
+        }
+        let flight_size = self.snd_nxt - self.snd_una;
+        self.cc.on_congestion_event(&LossEvent { now, flight_size, mss: self.cfg.mss, during_recovery: false });
+        self.cc.on_recovery_exit(now);
+        self.note_cc_state(now);
     }
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
@@ -414,7 +486,7 @@ impl TcpSender {
             }
             let avail = self.data_limit().saturating_sub(self.snd_nxt);
             if avail > 0 {
-                let len = avail.min(mss);
+                let len = self.new_segment_len(avail.min(mss));
                 let space = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_nxt);
                 let outstanding = self.snd_nxt - self.snd_una;
                 let len = if space >= len {
@@ -721,6 +793,7 @@ impl TcpSender {
         }
         let mss = self.cfg.mss as u64;
         let avail = self.data_limit().saturating_sub(self.snd_nxt).min(mss);
+        let avail = self.new_segment_len(avail);
         let space = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_nxt);
         if avail > 0 && space >= avail {
             let seq = self.snd_nxt;

@@ -1,0 +1,656 @@
+//! The sending side of an MPTCP connection (RFC 8684): a connection-level send buffer and data
+//! sequence space, subflows that are the project's TCP senders, a scheduler that places each
+//! chunk (≤ 1 MSS) of connection data on a subflow, data-level ACKs and flow control, and
+//! reinjection of data stranded on a failed subflow.
+//!
+//! - Scheduling: whenever something may have changed (a write, an ACK on any subflow, a timer,
+//!   a join) the connection offers its next chunk to the scheduler with read-only path views
+//!   and places it where the scheduler says, until the scheduler waits, the data runs out or
+//!   the connection-level window is exhausted. Reinjected chunks go before new data.
+//! - Subflows run their own congestion control, RTT estimation and loss recovery; their receive
+//!   window is not used (RFC 8684 §3.3.4: flow control is connection-level, relative to
+//!   DATA_ACK), so the connection replaces it on every ACK before the subflow sees it.
+//! - Reinjection (Linux `__mptcp_retrans`, out-of-tree `mptcp_reinject_data`): when a subflow's
+//!   retransmission timer fires, it is marked potentially failed (not scheduled until it gets an
+//!   ACK again) and the data it holds unacknowledged is queued for the other subflows.
+//! - Opportunistic retransmission and penalisation (Raiciu et al., "How hard can it be?
+//!   Designing and implementing a deployable multipath TCP", NSDI 2012, §4.2), optional: when
+//!   the connection-level window blocks new data, the chunk at DATA_ACK is resent on a subflow
+//!   with room, and the subflow holding it has its window reduced, at most once per its SRTT.
+//! - Close: with a finite application the connection is closed when DATA_ACK covers every byte
+//!   written (the DATA_FIN exchange is folded into that ACK).
+//! - Protocol delay (seed 001 eq. 2–6, measured directly): per application write (per chunk for
+//!   a greedy sender, whose data is handed over when the scheduler takes it), the time from the
+//!   hand-over to the DATA_ACK that covers it.
+
+use super::config::MptcpConfig;
+use super::mapping::{Mapping, Mappings};
+use crate::cc::{AnyCc, CongestionControl, SubflowCcView};
+use crate::metrics::LogHistogram;
+use crate::sched::{AnyScheduler, ConnView, Decision, PathView, Scheduler};
+use crate::transport::segment::TcpHeader;
+use crate::transport::tcp::{TcpConfig, TcpSender};
+use mptlab_engine::Time;
+use std::collections::VecDeque;
+
+/// The window a subflow sees in every ACK: never the limit (flow control is connection-level).
+const SUBFLOW_WINDOW: u64 = u64::MAX / 4;
+/// Bytes that may wait in a subflow's own queue beyond its window (schedulers that queue).
+const QUEUE_LIMIT_SEGMENTS: u64 = 2;
+
+/// A header one subflow wants sent.
+#[derive(Clone, Copy, Debug)]
+pub struct MpSeg {
+    pub sub: u16,
+    pub hdr: TcpHeader,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SubState {
+    /// Not opened yet (waiting for its join) or waiting to be re-created.
+    Idle,
+    Active,
+    /// Closed by the path manager (its interface went down).
+    Closed,
+}
+
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct SubflowStats {
+    /// Connection bytes placed on this subflow (new data and reinjections).
+    pub bytes_scheduled: u64,
+    pub chunks_scheduled: u64,
+    /// Chunks reinjected onto this subflow from another one.
+    pub chunks_reinjected: u64,
+    /// Times this subflow was penalised (Raiciu et al.).
+    pub penalties: u64,
+    /// Times the subflow was opened (first join and re-creations).
+    pub opened: u64,
+    pub closed: u64,
+}
+
+pub struct Subflow {
+    pub snd: TcpSender,
+    map: Mappings,
+    pub state: SubState,
+    /// Incarnation: bumped when the path manager closes the subflow, so that packets of an old
+    /// incarnation still in the network are ignored.
+    pub epoch: u8,
+    pub priority: u32,
+    pub backup: bool,
+    /// Potentially failed: hit a retransmission timeout and has not been acknowledged since.
+    pub pf: bool,
+    rtos_seen: u64,
+    /// Subflow sequence up to which this subflow's data has been reinjected already.
+    reinjected_to: u64,
+    last_penalty: Option<Time>,
+    pub stats: SubflowStats,
+}
+
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct ConnStats {
+    /// Total time the connection-level receive window stopped new data (ns).
+    pub window_stall_ns: u64,
+    pub window_stalls: u64,
+    pub chunks_reinjected: u64,
+    pub opportunistic_retransmits: u64,
+    pub penalizations: u64,
+    pub established_at: Option<Time>,
+    pub closed_at: Option<Time>,
+}
+
+pub struct MptcpSender {
+    cfg: MptcpConfig,
+    tcp: TcpConfig,
+    pub subs: Vec<Subflow>,
+    sched: AnyScheduler,
+    /// The scheduler may place a chunk on a path without window space (it queues there).
+    may_queue: bool,
+    coupled: bool,
+    /// Subflows whose sender state changed since the last `take_touched` (bit i = subflow i):
+    /// the caller re-aligns only their timers.
+    touched: u32,
+    unlimited: bool,
+    write_end: u64,
+    data_nxt: u64,
+    data_una: u64,
+    /// Right edge of the connection-level window: DATA_ACK + window, never moved left.
+    wnd_edge: u64,
+    reinject: VecDeque<(u64, u32)>,
+    /// (end of handed-over data, hand-over time), for protocol delay.
+    handed: VecDeque<(u64, Time)>,
+    views: Vec<PathView>,
+    cc_views: Vec<SubflowCcView>,
+    tmp: Vec<TcpHeader>,
+    stall_since: Option<Time>,
+    last_opportunistic: Option<u64>,
+    /// Additional subflows wait for the first one's establishment; set when it happens.
+    joins_due: bool,
+    pub stats: ConnStats,
+    /// Protocol delay per hand-over (ns).
+    pub protocol_delay: LogHistogram,
+    /// Largest protocol delay acknowledged since the last `take_interval_protocol_delay`.
+    interval_protocol_delay: Option<Time>,
+}
+
+/// What the connection needs to open (and re-open) subflows.
+pub struct SubflowParams {
+    pub tcp: TcpConfig,
+    pub priorities: Vec<u32>,
+    pub backups: Vec<bool>,
+}
+
+impl MptcpSender {
+    pub fn new(cfg: MptcpConfig, p: SubflowParams, ccs: Vec<AnyCc>, sched: AnyScheduler, may_queue: bool) -> Self {
+        let mut tcp = p.tcp;
+        tcp.send_buffer = SUBFLOW_WINDOW;
+        tcp.recv_buffer = SUBFLOW_WINDOW;
+        let coupled = ccs.first().is_some_and(|c| c.coupled_view().is_some());
+        let n = ccs.len();
+        let subs = ccs
+            .into_iter()
+            .enumerate()
+            .map(|(i, cc)| Subflow {
+                snd: chunked_sender(tcp, cc),
+                map: Mappings::default(),
+                state: SubState::Idle,
+                epoch: 0,
+                priority: p.priorities.get(i).copied().unwrap_or(i as u32),
+                backup: p.backups.get(i).copied().unwrap_or(false),
+                pf: false,
+                rtos_seen: 0,
+                reinjected_to: 0,
+                last_penalty: None,
+                stats: SubflowStats::default(),
+            })
+            .collect();
+        Self {
+            wnd_edge: cfg.recv_buffer,
+            cfg,
+            tcp,
+            subs,
+            sched,
+            may_queue,
+            coupled,
+            touched: 0,
+            unlimited: false,
+            write_end: 0,
+            data_nxt: 0,
+            data_una: 0,
+            reinject: VecDeque::new(),
+            handed: VecDeque::new(),
+            views: Vec::with_capacity(n),
+            cc_views: Vec::with_capacity(n),
+            tmp: Vec::with_capacity(16),
+            stall_since: None,
+            last_opportunistic: None,
+            joins_due: false,
+            stats: ConnStats::default(),
+            protocol_delay: LogHistogram::new(),
+            interval_protocol_delay: None,
+        }
+    }
+
+    // ----- application side -------------------------------------------------------------
+
+    pub fn set_unlimited(&mut self) {
+        self.unlimited = true;
+    }
+
+    pub fn close_writes(&mut self) {
+        if self.unlimited {
+            self.unlimited = false;
+            self.write_end = self.data_nxt;
+        }
+    }
+
+    pub fn buffer_free(&self) -> u64 {
+        if self.unlimited {
+            return 0;
+        }
+        self.cfg.send_buffer.saturating_sub(self.write_end - self.data_una)
+    }
+
+    /// Queue up to `bytes`; returns how many the connection-level send buffer took.
+    pub fn write(&mut self, now: Time, bytes: u64) -> u64 {
+        let n = bytes.min(self.buffer_free());
+        if n > 0 {
+            self.write_end += n;
+            self.handed.push_back((self.write_end, now));
+        }
+        n
+    }
+
+    pub fn data_una(&self) -> u64 {
+        self.data_una
+    }
+    pub fn data_nxt(&self) -> u64 {
+        self.data_nxt
+    }
+    pub fn all_acked(&self) -> bool {
+        !self.unlimited && self.data_una == self.write_end
+    }
+    pub fn is_established(&self) -> bool {
+        self.stats.established_at.is_some()
+    }
+
+    /// The largest protocol delay acknowledged since the previous call (seed 001's sampled
+    /// T_over(k)), if any data was acknowledged.
+    pub fn take_interval_protocol_delay(&mut self) -> Option<Time> {
+        self.interval_protocol_delay.take()
+    }
+
+    /// Time the window has been stalling so far, the ongoing stall included.
+    pub fn window_stall_ns(&self, now: Time) -> u64 {
+        self.stats.window_stall_ns + self.stall_since.map_or(0, |t| now - t)
+    }
+
+    // ----- subflow lifecycle ------------------------------------------------------------
+
+    /// Open the connection: the first subflow (MP_CAPABLE). Without a handshake every subflow
+    /// is usable at once.
+    pub fn start(&mut self, now: Time, out: &mut Vec<MpSeg>) {
+        if self.tcp.handshake {
+            self.open_subflow(now, 0, out);
+        } else {
+            for i in 0..self.subs.len() {
+                self.open_subflow(now, i, out);
+            }
+            self.stats.established_at = Some(now);
+            self.push(now, out);
+        }
+    }
+
+    /// Subflows touched since the previous call (bit i = subflow i).
+    pub fn take_touched(&mut self) -> u32 {
+        std::mem::take(&mut self.touched)
+    }
+
+    /// Once true, the caller schedules the other subflows' joins (after `join_delay`).
+    pub fn take_joins_due(&mut self) -> bool {
+        std::mem::take(&mut self.joins_due)
+    }
+
+    pub fn join_delay(&self) -> Time {
+        self.cfg.join_delay
+    }
+
+    /// MP_JOIN of subflow `i` (ignored unless it is idle).
+    pub fn open_subflow(&mut self, now: Time, i: usize, out: &mut Vec<MpSeg>) {
+        if self.subs[i].state != SubState::Idle {
+            return;
+        }
+        let s = &mut self.subs[i];
+        s.state = SubState::Active;
+        s.stats.opened += 1;
+        self.tmp.clear();
+        s.snd.start(now, &mut self.tmp);
+        self.flush(i, out);
+        if !self.tcp.handshake || s_established(&self.subs[i]) {
+            self.push(now, out);
+        }
+    }
+
+    /// The path manager closes subflow `i` (its interface went down): its unacknowledged data
+    /// is reinjected and it stays closed until `reopen_subflow`. Returns the new incarnation.
+    pub fn close_subflow(&mut self, now: Time, i: usize, fresh_cc: AnyCc, out: &mut Vec<MpSeg>) -> u8 {
+        self.reinject_from(i, true);
+        self.touched |= 1 << i;
+        let s = &mut self.subs[i];
+        s.state = SubState::Closed;
+        s.stats.closed += 1;
+        s.epoch = s.epoch.wrapping_add(1);
+        s.snd = chunked_sender(self.tcp, fresh_cc);
+        s.map.clear();
+        s.pf = false;
+        s.rtos_seen = 0;
+        s.reinjected_to = 0;
+        s.last_penalty = None;
+        let epoch = s.epoch;
+        self.push(now, out);
+        epoch
+    }
+
+    /// The interface of a closed subflow is back: it may be joined again (`open_subflow`).
+    pub fn reopen_subflow(&mut self, i: usize) -> bool {
+        let s = &mut self.subs[i];
+        if s.state != SubState::Closed {
+            return false;
+        }
+        s.state = SubState::Idle;
+        true
+    }
+
+    // ----- events -----------------------------------------------------------------------
+
+    /// An ACK arrived on subflow `i` (incarnation `epoch`).
+    pub fn on_ack(&mut self, now: Time, i: usize, epoch: u8, h: &TcpHeader, out: &mut Vec<MpSeg>) {
+        let s = &self.subs[i];
+        if s.epoch != epoch || s.state != SubState::Active {
+            return;
+        }
+        let was_established = s.snd.is_established();
+        let una_before = s.snd.snd_una();
+        self.on_data_ack(now, h.dss, h.wnd);
+        self.couple(i);
+        let mut sub_h = *h;
+        sub_h.wnd = SUBFLOW_WINDOW;
+        self.tmp.clear();
+        let s = &mut self.subs[i];
+        s.snd.on_ack(now, &sub_h, &mut self.tmp);
+        let una = s.snd.snd_una();
+        if una > una_before {
+            s.pf = false;
+            s.map.release_below(una);
+        }
+        let established_now = !was_established && s.snd.is_established();
+        self.flush(i, out);
+        if established_now && self.stats.established_at.is_none() {
+            self.stats.established_at = Some(now);
+            self.joins_due = self.subs.len() > 1;
+        }
+        self.push(now, out);
+    }
+
+    /// Subflow `i`'s timer (RTO, loss probe, persist, pacing) fired.
+    pub fn on_timer(&mut self, now: Time, i: usize, out: &mut Vec<MpSeg>) {
+        if self.subs[i].state != SubState::Active {
+            return;
+        }
+        self.couple(i);
+        self.tmp.clear();
+        self.subs[i].snd.on_timer(now, &mut self.tmp);
+        self.flush(i, out);
+        let s = &mut self.subs[i];
+        if s.snd.stats.rto_count > s.rtos_seen {
+            s.rtos_seen = s.snd.stats.rto_count;
+            s.pf = true;
+            if self.cfg.reinject_on_rto {
+                self.reinject_from(i, false);
+            }
+        }
+        self.push(now, out);
+    }
+
+    pub fn deadline(&self, i: usize) -> Option<Time> {
+        let s = &self.subs[i];
+        if s.state == SubState::Active { s.snd.deadline() } else { None }
+    }
+
+    pub fn pacing_deadline(&self, i: usize) -> Option<Time> {
+        let s = &self.subs[i];
+        if s.state == SubState::Active { s.snd.pacing_deadline() } else { None }
+    }
+
+    // ----- data level -------------------------------------------------------------------
+
+    fn on_data_ack(&mut self, now: Time, dack: u64, wnd: u64) {
+        self.wnd_edge = self.wnd_edge.max(dack + wnd);
+        if dack <= self.data_una {
+            return;
+        }
+        let dack = dack.min(self.data_nxt.max(self.write_end));
+        self.data_una = dack;
+        while let Some(&(end, t)) = self.handed.front() {
+            if end > dack {
+                break;
+            }
+            self.handed.pop_front();
+            let d = now - t;
+            self.protocol_delay.record(d);
+            self.interval_protocol_delay = Some(self.interval_protocol_delay.map_or(d, |m| m.max(d)));
+        }
+        while self.reinject.front().is_some_and(|&(d, l)| d + l as u64 <= dack) {
+            self.reinject.pop_front();
+        }
+        if !self.unlimited && dack >= self.write_end && self.stats.closed_at.is_none() && self.write_end > 0 {
+            self.stats.closed_at = Some(now);
+        }
+    }
+
+    /// Queue subflow `i`'s data that is not yet data-acknowledged for the other subflows
+    /// (`all`: everything, else what was not reinjected before).
+    fn reinject_from(&mut self, i: usize, all: bool) {
+        let s = &mut self.subs[i];
+        let from = if all { 0 } else { s.reinjected_to };
+        let before = self.reinject.len();
+        for m in s.map.iter() {
+            if m.ssn >= from && m.dsn + m.len as u64 > self.data_una {
+                self.reinject.push_back((m.dsn, m.len));
+            }
+        }
+        s.reinjected_to = s.snd.write_end();
+        let added = (self.reinject.len() - before) as u64;
+        if added > 0 {
+            self.stats.chunks_reinjected += added;
+            self.reinject.make_contiguous().sort_unstable();
+            let mut v: Vec<(u64, u32)> = self.reinject.drain(..).collect();
+            v.dedup_by_key(|c| c.0);
+            self.reinject.extend(v);
+        }
+    }
+
+    /// Hand subflow `i`'s controller the views of every subflow (coupled controllers only).
+    fn couple(&mut self, i: usize) {
+        if !self.coupled {
+            return;
+        }
+        self.cc_views.clear();
+        for s in &self.subs {
+            let mut v = s.snd.cc().coupled_view().unwrap_or_default();
+            v.active = s_usable(s);
+            self.cc_views.push(v);
+        }
+        self.subs[i].snd.cc_mut().couple(&self.cc_views, i);
+    }
+
+    /// Turn subflow `i`'s output into segments, attaching each data segment's DSS mapping.
+    #[inline]
+    fn flush(&mut self, i: usize, out: &mut Vec<MpSeg>) {
+        self.touched |= 1 << i;
+        let s = &self.subs[i];
+        for mut hdr in self.tmp.drain(..) {
+            if hdr.len > 0 {
+                hdr.dss = s.map.dsn_of(hdr.seq).expect("every data segment has a mapping");
+            }
+            out.push(MpSeg { sub: i as u16, hdr });
+        }
+    }
+
+    #[inline]
+    fn data_limit(&self) -> u64 {
+        let cap = self.data_una + self.cfg.send_buffer;
+        if self.unlimited { cap } else { self.write_end.min(cap) }
+    }
+
+    fn fill_views(&mut self) {
+        let mss = self.tcp.mss as u64;
+        self.views.clear();
+        for (i, s) in self.subs.iter().enumerate() {
+            let snd = &s.snd;
+            let rtt = snd.rtt();
+            let usable = s_usable(s);
+            self.views.push(PathView {
+                id: i,
+                usable,
+                has_space: usable && snd.has_space(),
+                can_queue: usable && snd.queued() < QUEUE_LIMIT_SEGMENTS * mss,
+                srtt: rtt.srtt().unwrap_or(0),
+                rttvar: rtt.rttvar(),
+                min_rtt: if rtt.srtt().is_some() { rtt.min_rtt() } else { 0 },
+                cwnd: snd.cwnd(),
+                in_flight: snd.in_flight(),
+                queued: snd.queued(),
+                pacing_rate: snd.rate_estimate(),
+                mss: self.tcp.mss,
+                priority: s.priority,
+                backup: s.backup,
+                segments_sent: snd.stats.segments_sent,
+                retransmissions: snd.stats.retransmissions,
+                bytes_acked: snd.snd_una(),
+            });
+        }
+    }
+
+    /// The connection as schedulers see it. `unsent` is what could be sent now: the bytes
+    /// waiting in the send buffer (a greedy application keeps it full, as Linux's send-buffer
+    /// occupancy that ECF reads), capped by the receive window, plus reinjections.
+    fn conn_view(&self, now: Time, chunk: u32) -> ConnView {
+        let window_space = self.wnd_edge.saturating_sub(self.data_nxt);
+        let buffered = self.data_limit().saturating_sub(self.data_nxt).min(window_space);
+        ConnView {
+            now,
+            unsent: buffered + self.reinject.iter().map(|c| c.1 as u64).sum::<u64>(),
+            window_space,
+            unacked: self.data_nxt - self.data_una,
+            send_buffer: self.cfg.send_buffer,
+            chunk,
+        }
+    }
+
+    /// Can the connection place a chunk on path `i` now?
+    #[inline]
+    fn placeable(&self, i: usize) -> bool {
+        self.views.get(i).is_some_and(|v| v.usable && (v.has_space || v.can_queue))
+    }
+
+    /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can.
+    fn place(&mut self, now: Time, i: usize, dsn: u64, len: u32, out: &mut Vec<MpSeg>) {
+        let s = &mut self.subs[i];
+        s.map.push(Mapping { ssn: s.snd.write_end(), dsn, len });
+        s.snd.write(len as u64);
+        s.stats.bytes_scheduled += len as u64;
+        s.stats.chunks_scheduled += 1;
+        self.tmp.clear();
+        s.snd.try_send(now, &mut self.tmp);
+        self.flush(i, out);
+    }
+
+    /// Offer chunks to the scheduler until it waits, data runs out or the window closes.
+    pub fn push(&mut self, now: Time, out: &mut Vec<MpSeg>) {
+        let mss = self.tcp.mss as u64;
+        let mut window_stalled = false;
+        loop {
+            let (dsn, len, reinjected) = if let Some(&(d, l)) = self.reinject.front() {
+                if d + l as u64 <= self.data_una {
+                    self.reinject.pop_front();
+                    continue;
+                }
+                (d, l, true)
+            } else {
+                let avail = self.data_limit().saturating_sub(self.data_nxt);
+                if avail == 0 {
+                    break;
+                }
+                let space = self.wnd_edge.saturating_sub(self.data_nxt);
+                if space == 0 {
+                    window_stalled = true;
+                    break;
+                }
+                (self.data_nxt, avail.min(mss).min(space) as u32, false)
+            };
+            if !self.may_queue && !self.subs.iter().any(|s| s_usable(s) && s.snd.has_space()) {
+                break; // nothing could take the chunk now: skip building the views
+            }
+            self.fill_views();
+            let conn = self.conn_view(now, len);
+            let placed = match self.sched.select(&conn, &self.views) {
+                Decision::Send(i) if self.placeable(i) => {
+                    if reinjected {
+                        self.subs[i].stats.chunks_reinjected += 1;
+                    }
+                    self.place(now, i, dsn, len, out);
+                    true
+                }
+                Decision::Redundant(mask) => {
+                    let mut any = false;
+                    for i in 0..self.subs.len().min(64) {
+                        if mask & (1 << i) != 0 && self.placeable(i) {
+                            self.place(now, i, dsn, len, out);
+                            any = true;
+                        }
+                    }
+                    any
+                }
+                _ => false,
+            };
+            if !placed {
+                break;
+            }
+            if reinjected {
+                self.reinject.pop_front();
+            } else {
+                self.data_nxt += len as u64;
+                if self.unlimited {
+                    self.handed.push_back((self.data_nxt, now));
+                }
+            }
+        }
+        match (window_stalled, self.stall_since) {
+            (true, None) => {
+                self.stall_since = Some(now);
+                self.stats.window_stalls += 1;
+            }
+            (false, Some(t)) => {
+                self.stats.window_stall_ns += now - t;
+                self.stall_since = None;
+            }
+            _ => {}
+        }
+        if window_stalled && self.cfg.opportunistic_retransmit {
+            self.opportunistic(now, out);
+        }
+    }
+
+    /// Raiciu et al. §4.2: resend the chunk at DATA_ACK on the lowest-RTT subflow with room
+    /// that does not hold it, and penalise the subflow that does.
+    fn opportunistic(&mut self, now: Time, out: &mut Vec<MpSeg>) {
+        if self.last_opportunistic == Some(self.data_una) {
+            return;
+        }
+        let una = self.data_una;
+        let Some((k, m)) = self
+            .subs
+            .iter()
+            .enumerate()
+            .find_map(|(k, s)| s.map.iter().find(|m| m.dsn <= una && una < m.dsn + m.len as u64).map(|m| (k, *m)))
+        else {
+            return;
+        };
+        self.fill_views();
+        let target = self
+            .views
+            .iter()
+            .filter(|v| v.id != k && v.usable && v.has_space)
+            .min_by_key(|v| (v.srtt, v.id))
+            .map(|v| v.id);
+        let Some(i) = target else { return };
+        self.last_opportunistic = Some(una);
+        self.stats.opportunistic_retransmits += 1;
+        self.place(now, i, m.dsn, m.len, out);
+        let s = &mut self.subs[k];
+        let srtt = s.snd.rtt().srtt().unwrap_or(0);
+        if s.last_penalty.is_none_or(|t| now >= t + srtt) {
+            s.last_penalty = Some(now);
+            s.stats.penalties += 1;
+            self.stats.penalizations += 1;
+            s.snd.penalize(now);
+        }
+    }
+}
+
+#[inline]
+fn s_usable(s: &Subflow) -> bool {
+    s.state == SubState::Active && s.snd.is_established() && !s.pf
+}
+
+#[inline]
+fn s_established(s: &Subflow) -> bool {
+    s.snd.is_established()
+}
+
+fn chunked_sender(tcp: TcpConfig, cc: AnyCc) -> TcpSender {
+    let mut snd = TcpSender::new(tcp, cc);
+    snd.set_chunked();
+    snd
+}
