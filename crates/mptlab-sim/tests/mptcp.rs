@@ -138,7 +138,7 @@ fn hol_degree_is_larger_under_roundrobin_than_minrtt_on_asymmetric_rtts() {
 #[test]
 #[ignore]
 fn time_w3() {
-    for path in ["../../scenarios/bench/w3.toml"] {
+    for path in std::env::var("BENCH_FILES").unwrap_or("../../scenarios/bench/w1.toml,../../scenarios/bench/w3.toml".into()).split(',') {
         let toml = std::fs::read_to_string(path).unwrap();
         let (mut sim, _) = build(&toml, None);
         let t = std::time::Instant::now();

@@ -123,6 +123,14 @@ impl SchedConfig {
         }
     }
 
+    /// Whether the scheduler, given exactly one path that can send now and no other usable
+    /// non-backup path with space, always sends on it and keeps no state that the decision
+    /// changes: the connection may then skip asking it (a fast path, same decisions). Round
+    /// robin (cursor), BLEST and ECF (may wait, keep estimates) and OTIAS (queues) must be asked.
+    pub fn picks_only_choice(&self) -> bool {
+        matches!(self, SchedConfig::MinRtt | SchedConfig::Default(_) | SchedConfig::Redundant | SchedConfig::Cpf(_)) && !self.may_queue()
+    }
+
     /// A fresh scheduler (its state, a cursor or an estimate, starts anew).
     pub fn build(&self) -> AnyScheduler {
         match self {

@@ -79,7 +79,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
                     priorities: m.paths.iter().map(|p| p.priority).collect(),
                     backups: m.paths.iter().map(|p| p.backup).collect(),
                 };
-                let snd = MptcpSender::new(m.mptcp, sub, ccs, m.scheduler.build(), m.scheduler.may_queue());
+                let snd = MptcpSender::new(m.mptcp, sub, ccs, m.scheduler.build(), m.scheduler.may_queue(), m.scheduler.picks_only_choice());
                 let rcv = MptcpReceiver::new(m.paths.len(), cfg.sack, cfg.delayed_ack, cfg.mss, cfg.handshake, m.mptcp.recv_buffer);
                 mp = Some(Box::new(MpMetrics::new(m.paths.len(), trace_every, duration)));
                 (Proto::Tcp, Transport::Mptcp { snd: Box::new(snd), rcv: Box::new(rcv) }, App::new(&f.app, None, rng))

@@ -106,6 +106,9 @@ pub struct MptcpSender {
     sched: AnyScheduler,
     /// The scheduler may place a chunk on a path without window space (it queues there).
     may_queue: bool,
+    /// The scheduler always picks a path when exactly one can send now (it never waits and
+    /// keeps no state that the choice would change): then it need not be asked.
+    picks_only_choice: bool,
     coupled: bool,
     /// Subflows whose sender state changed since the last `take_touched` (bit i = subflow i):
     /// the caller re-aligns only their timers.
@@ -141,7 +144,7 @@ pub struct SubflowParams {
 }
 
 impl MptcpSender {
-    pub fn new(cfg: MptcpConfig, p: SubflowParams, ccs: Vec<AnyCc>, sched: AnyScheduler, may_queue: bool) -> Self {
+    pub fn new(cfg: MptcpConfig, p: SubflowParams, ccs: Vec<AnyCc>, sched: AnyScheduler, may_queue: bool, picks_only_choice: bool) -> Self {
         let mut tcp = p.tcp;
         tcp.send_buffer = SUBFLOW_WINDOW;
         tcp.recv_buffer = SUBFLOW_WINDOW;
@@ -171,6 +174,7 @@ impl MptcpSender {
             subs,
             sched,
             may_queue,
+            picks_only_choice: picks_only_choice && !may_queue,
             coupled,
             touched: 0,
             unlimited: false,
@@ -333,11 +337,9 @@ impl MptcpSender {
         let una_before = s.snd.snd_una();
         self.on_data_ack(now, h.dss, h.wnd);
         self.couple(i);
-        let mut sub_h = *h;
-        sub_h.wnd = SUBFLOW_WINDOW;
         self.tmp.clear();
         let s = &mut self.subs[i];
-        s.snd.on_ack(now, &sub_h, &mut self.tmp);
+        s.snd.on_ack(now, h, &mut self.tmp);
         let una = s.snd.snd_una();
         if una > una_before {
             s.pf = false;
@@ -508,10 +510,33 @@ impl MptcpSender {
         }
     }
 
+    /// Without asking the scheduler: Some(None) when no path could take a chunk now, Some(Some(i))
+    /// when exactly path i can and the scheduler would pick it; None when it must be asked.
+    #[inline]
+    fn only_choice(&self) -> Option<Option<usize>> {
+        if self.may_queue {
+            return None;
+        }
+        let mut only = None;
+        for (i, s) in self.subs.iter().enumerate() {
+            if s_usable(s) && s.snd.has_space() {
+                if only.is_some() || !self.picks_only_choice || s.backup {
+                    return None;
+                }
+                only = Some(i);
+            }
+        }
+        match only {
+            None => Some(None),
+            Some(i) => Some(Some(i)),
+        }
+    }
+
     /// Can the connection place a chunk on path `i` now?
     #[inline]
     fn placeable(&self, i: usize) -> bool {
-        self.views.get(i).is_some_and(|v| v.usable && (v.has_space || v.can_queue))
+        let mss = self.tcp.mss as u64;
+        self.subs.get(i).is_some_and(|s| s_usable(s) && (s.snd.has_space() || s.snd.queued() < QUEUE_LIMIT_SEGMENTS * mss))
     }
 
     /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can.
@@ -549,12 +574,16 @@ impl MptcpSender {
                 }
                 (self.data_nxt, avail.min(mss).min(space) as u32, false)
             };
-            if !self.may_queue && !self.subs.iter().any(|s| s_usable(s) && s.snd.has_space()) {
-                break; // nothing could take the chunk now: skip building the views
-            }
-            self.fill_views();
-            let conn = self.conn_view(now, len);
-            let placed = match self.sched.select(&conn, &self.views) {
+            let decision = match self.only_choice() {
+                Some(None) => break, // nothing can take the chunk now: no need to ask
+                Some(Some(i)) => Decision::Send(i),
+                None => {
+                    self.fill_views();
+                    let conn = self.conn_view(now, len);
+                    self.sched.select(&conn, &self.views)
+                }
+            };
+            let placed = match decision {
                 Decision::Send(i) if self.placeable(i) => {
                     if reinjected {
                         self.subs[i].stats.chunks_reinjected += 1;

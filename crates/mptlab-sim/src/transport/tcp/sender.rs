@@ -107,8 +107,9 @@ pub struct TcpSender {
     rack_xmit_ts: Time,
     tlp: Tlp,
     /// MPTCP subflows: each write is one chunk with its own DSS mapping, and a segment never
-    /// spans two chunks (Linux does not collapse skbs with different mappings). Ends of the
-    /// written chunks not yet fully sent, in order.
+    /// spans two chunks (Linux does not collapse skbs with different mappings); the peer's
+    /// window is the connection's business (`peer_window`). Ends of the written chunks not yet
+    /// fully sent, in order.
     chunked: bool,
     chunk_ends: std::collections::VecDeque<u64>,
     pub stats: SenderStats,
@@ -188,6 +189,13 @@ impl TcpSender {
             self.chunk_ends.push_back(self.write_end);
         }
         n
+    }
+
+    /// The window the peer advertises. An MPTCP subflow's ACKs carry the connection-level
+    /// window (RFC 8684 §3.3.4), which the connection enforces; the subflow itself ignores it.
+    #[inline]
+    fn peer_window(&self, h: &TcpHeader) -> u64 {
+        if self.chunked { self.snd_wnd } else { h.wnd }
     }
 
     /// Keep every write a segment of its own (see `chunked`).
@@ -551,7 +559,7 @@ impl TcpSender {
                         self.tlp.on_rtt_sample();
                     }
                     self.rto_at = None;
-                    self.snd_wnd = h.wnd;
+                    self.snd_wnd = self.peer_window(h);
                     self.try_send(now, out);
                 }
                 return;
@@ -566,7 +574,7 @@ impl TcpSender {
         let outstanding_before = self.snd_nxt - self.snd_una;
         let prior_in_flight = self.in_flight();
         let advanced = ack > self.snd_una;
-        let window_changed = h.wnd != self.snd_wnd;
+        let window_changed = self.peer_window(h) != self.snd_wnd;
         let mut d = Delivered::default();
         let bytes_acked = ack.saturating_sub(self.snd_una);
         let lost_before = self.sb.lost_total;
@@ -579,7 +587,7 @@ impl TcpSender {
                 self.sb.apply_sack(*blk, self.snd_una, self.snd_nxt, &mut d);
             }
         }
-        self.snd_wnd = h.wnd;
+        self.snd_wnd = self.peer_window(h);
         let rtt_sample = d.rtt_sample_sent_at().map(|t| now - t);
         if let Some(r) = rtt_sample {
             self.rtt.on_sample(r);
