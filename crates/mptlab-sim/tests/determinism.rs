@@ -10,15 +10,16 @@ use mptlab_sim::engine::time::{MICROSECOND, MILLISECOND};
 use serde_json::Value;
 
 /// A scenario with every source of randomness and both queue kinds: Bernoulli and
-/// Gilbert–Elliott channels, Poisson sources, SACK and non-SACK TCP, UDP CBR, CoDel, staggered
-/// starts and a stop.
+/// Gilbert–Elliott channels, an LTE-like capacity model, Poisson sources, SACK and non-SACK TCP,
+/// UDP CBR, MPTCP over two paths with a coupled controller, CoDel, staggered starts, a stop and
+/// a link outage.
 const RICH: &str = r#"
 [run]
 duration = "8s"
 seed = 7
 
 [nodes]
-hosts = ["s1", "s2", "d1", "d2"]
+hosts = ["s1", "s2", "s3", "d1", "d2"]
 routers = ["r1", "r2"]
 
 [links.access_s1]
@@ -51,6 +52,35 @@ between = ["r2", "d2"]
 rate = "50Mbps"
 delay = "2ms"
 queue = { kind = "droptail", limit = "20p" }
+
+[links.radio]
+between = ["s3", "r2"]
+rate = "30Mbps"
+delay = "15ms"
+capacity = { model = "lte", mean = "20Mbps" }
+
+[links.access_s3]
+between = ["s3", "r1"]
+rate = "100Mbps"
+delay = "1ms"
+
+[[events]]
+at = "3s"
+link = "radio"
+action = "down"
+
+[[events]]
+at = "4s"
+link = "radio"
+action = "up"
+
+[flows.multipath]
+from = "s3"
+to = "d1"
+protocol = "mptcp"
+cc = "lia+cubic"
+scheduler = "blest"
+app = "bulk"
 
 [flows.bulk]
 from = "s1"
