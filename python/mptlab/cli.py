@@ -1,5 +1,5 @@
 """The `mptlab` command line: run, check, list, bench (here); sweep, query (cli_sweep.py);
-plot, report (cli_report.py).
+plot, report (cli_report.py); reproduce (cli_reproduce.py).
 
 Exit codes: 0 success; 1 the run failed after validation (engine error, cannot write output);
 2 invalid input (scenario error, unreadable scenario file, malformed --set, unknown workload) —
@@ -220,6 +220,12 @@ def list_(
     for a in reg.get("congestion_controllers", []):
         cc.add_row(a.get("name", ""), ", ".join(a.get("aliases") or []), a.get("summary", ""), a.get("source", ""))
     c.print(cc)
+    sched = Table(title="multipath schedulers (scheduler = ...; see docs/schedulers.md)", title_justify="left", header_style="bold")
+    for col in ("name", "aliases", "summary", "source"):
+        sched.add_column(col, overflow="fold")
+    for a in reg.get("schedulers", []):
+        sched.add_row(a.get("name", ""), ", ".join(a.get("aliases") or []), a.get("summary", ""), a.get("source", ""))
+    c.print(sched)
     catalogue = dict(reg.get("scenario") or {})
     catalogue.pop("congestion_controllers", None)  # shown above
     order = ["sections", "queues", "loss_models", "apps", "protocols", "units"]
@@ -381,5 +387,5 @@ def main() -> None:
 
 
 # Commands defined in their own modules register themselves on `app`.
-from mptlab import cli_report, cli_sweep  # noqa: E402,F401
+from mptlab import cli_report, cli_reproduce, cli_sweep  # noqa: E402,F401
 

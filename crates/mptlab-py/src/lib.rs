@@ -1,7 +1,7 @@
 //! Thin PyO3 bindings: conversions and one-line delegations into mptlab-sim. No simulation
 //! logic lives here. The GIL is released while the engine runs.
 
-use mptlab_sim::cc::registry::CONGESTION_CONTROLLERS;
+use mptlab_sim::cc::registry::{CONGESTION_CONTROLLERS, SCHEDULERS};
 use mptlab_sim::engine::time::SECOND;
 use mptlab_sim::metrics::DEFINITIONS;
 use mptlab_sim::scenario::{self, Loaded};
@@ -45,8 +45,12 @@ fn registry() -> String {
         .iter()
         .map(|a| serde_json::json!({"name": a.name, "aliases": a.aliases, "summary": a.summary, "source": a.source}))
         .collect();
+    let scheds: Vec<_> = SCHEDULERS
+        .iter()
+        .map(|a| serde_json::json!({"name": a.name, "aliases": a.aliases, "summary": a.summary, "source": a.source}))
+        .collect();
     let metrics: Vec<_> = DEFINITIONS.iter().map(|(n, d)| serde_json::json!({"name": n, "definition": d})).collect();
-    serde_json::json!({"congestion_controllers": ccs, "scenario": scenario::catalogue(), "metrics": metrics}).to_string()
+    serde_json::json!({"congestion_controllers": ccs, "schedulers": scheds, "scenario": scenario::catalogue(), "metrics": metrics}).to_string()
 }
 
 /// One run, advanced in steps so that Python can show progress.

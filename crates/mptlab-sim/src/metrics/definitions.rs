@@ -64,6 +64,34 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
     ("completion_time_s",
      "download completion time of a file app: time from the request (or start of sending) to \
       the delivery of its last byte to the receiving application, in s"),
+    ("mptcp_path_delay_ms",
+     "seed 001 eq. 1 path delay tau_i: SRTT of MPTCP subflow i (RFC 6298), sampled once per \
+      trace interval k (default 100 ms) while the subflow has one; mean (tau_i,av) and maximum \
+      (tau_i,max, key srtt_ms_max) over the samples of the run, in ms (summary key flows[].mptcp.paths[].srtt_ms_mean / srtt_ms_max)"),
+    ("mptcp_protocol_delay_ms",
+     "seed 001 eq. 2-4 protocol delay: per application write (per scheduled chunk for a greedy \
+      source) the time from its hand-over to the MPTCP sender until the DATA_ACK covering it; \
+      T_over(k) = the largest such delay acknowledged in trace interval k; v_av and v_max are \
+      the mean and maximum of T_over(k) over the run (eq. 3, 4); per_handover gives the \
+      distribution over all hand-overs, in ms (summary key flows[].mptcp.protocol_delay_ms)"),
+    ("mptcp_hol_degree_ms",
+     "seed 001 eq. 7-9 head-of-line blocking degree: zeta(k) = T_over(k) - max_i tau_i(k) over \
+      the subflows with an SRTT at sample k; zeta_av and zeta_max are its mean and maximum over \
+      the run, in ms (can be negative; eq. 11 clips at 0 only when averaging over runs) (summary key flows[].mptcp.hol_degree_ms)"),
+    ("mptcp_hol_wait_ms",
+     "head-of-line wait measured directly: per data chunk, time from its arrival at the \
+      receiving host to its delivery to the application (waits in a subflow's and in the \
+      data-level reassembly queue), in ms; distribution over chunks (summary key flows[].mptcp.hol_wait_ms)"),
+    ("mptcp_drop_rate_per_s",
+     "seed 001 mean drop rate d_i: data packets of subflow i dropped in the network (queues, \
+      channels, down links) per second of the flow's lifetime; drop_pct is eq. 12, dropped over \
+      sent data segments of the subflow, in percent (summary key flows[].mptcp.paths[].drop_rate_per_s and drop_pct)"),
+    ("mptcp_share",
+     "per-path share of traffic: connection bytes the scheduler placed on subflow i (new data \
+      and reinjections) over the bytes placed on all subflows (summary key flows[].mptcp.paths[].share)"),
+    ("mptcp_window_stall_s",
+     "receive-window stall time: total time during which the MPTCP sender had data but the \
+      connection-level receive window (DATA_ACK + window) allowed no new data, in s (summary key flows[].mptcp.window_stall_s)"),
 ];
 
 /// The definition of metric `name`, if it is reported. Linear scan: for listings, not hot paths.

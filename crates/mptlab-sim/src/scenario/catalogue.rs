@@ -60,6 +60,11 @@ pub fn catalogue() -> Value {
                 "path": "optional, list of node names from `from` to `to`",
                 "packet_size": Size::canonical(d::UDP_PACKET_SIZE),
                 "tcp": serde_json::to_value(&tcp).expect("tcp options serialise"),
+                "scheduler": format!("mptcp only: {} (see schedulers)", d::SCHEDULER),
+                "scheduler_options": "mptcp only: options of the chosen scheduler",
+                "paths": "mptcp only: list of paths, each a list of node names from `from` to `to`; default: full mesh over the hosts' interfaces",
+                "mptcp": serde_json::to_value(d::mptcp()).expect("mptcp options serialise"),
+                "tcp (mptcp flows)": format!("as tcp, but mss {} B by default (a 28 B DSS option per segment) and no send_buffer/recv_buffer (connection-level, in mptcp)", d::tcp_for(true).mss.0),
             },
             "events[]": {
                 "at": "required, time >= 0; events at or after run.duration are ignored",

@@ -687,3 +687,52 @@ fn trace_capacity_parameters_are_checked() {
     bad_capacity(r#"{ model = "trace", times = "0s", rates = ["1Mbps"] }"#, "times", "expected an array");
     bad_capacity(r#"{ model = "trace", rates = ["1Mbps"] }"#, "times", "missing");
 }
+
+#[test]
+fn mptcp_keys_are_only_for_mptcp_flows() {
+    for k in ["scheduler", "paths", "mptcp"] {
+        let key = format!("flows.bulk.{k}");
+        let v = match k {
+            "paths" => r#"[["s1", "r1", "r2", "d1"]]"#,
+            "mptcp" => "{ join_delay = \"1s\" }",
+            _ => "minrtt",
+        };
+        bad(&[(key.as_str(), v)], &key, "only for mptcp");
+    }
+}
+
+#[test]
+fn unknown_scheduler_lists_the_schedulers() {
+    let e = bad(
+        &[("flows.bulk.protocol", "mptcp"), ("flows.bulk.scheduler", "fastest")],
+        "flows.bulk.scheduler",
+        "unknown scheduler",
+    );
+    for s in ["default", "minrtt", "blest", "ecf", "cpf"] {
+        assert!(e.choices.contains(&s.to_string()), "{s}");
+    }
+    let e = bad(
+        &[("flows.bulk.protocol", "mptcp"), ("flows.bulk.scheduler_options", "{ beta = 0.5 }")],
+        "flows.bulk.scheduler_options.beta",
+        "unknown option for `default`",
+    );
+    assert_eq!(e.choices, ["queue"]);
+    bad(
+        &[("flows.bulk.protocol", "mptcp"), ("flows.bulk.scheduler", "minrtt"), ("flows.bulk.scheduler_options", "{ beta = 0.5 }")],
+        "flows.bulk.scheduler_options.beta",
+        "has no options",
+    );
+}
+
+#[test]
+fn mptcp_paths_and_per_path_lists_are_checked() {
+    let mp = ("flows.bulk.protocol", "mptcp");
+    bad(&[mp, ("flows.bulk.paths", r#"[["r1", "r2", "d1"]]"#)], "flows.bulk.paths[0][0]", "must start at");
+    bad(&[mp, ("flows.bulk.paths", r#"[["s1", "r1", "r2"]]"#)], "flows.bulk.paths[0][2]", "must end at");
+    bad(&[mp, ("flows.bulk.paths", "[]")], "flows.bulk.paths", "1 to 16 paths");
+    bad(&[mp, ("flows.bulk.mptcp", "{ priorities = [0, 1] }")], "flows.bulk.mptcp.priorities", "2 entries but the flow has 1 paths");
+    bad(&[mp, ("flows.bulk.mptcp", "{ backup = [1] }")], "flows.bulk.mptcp.backup[0]", "true or false");
+    bad(&[mp, ("flows.bulk.path", r#"["s1", "r1", "r2", "d1"]"#)], "flows.bulk.path", "paths");
+    bad(&[mp, ("flows.bulk.tcp", "{ recv_buffer = \"1MB\" }")], "flows.bulk.tcp.recv_buffer", "mptcp.recv_buffer");
+    bad(&[mp, ("flows.bulk.mptcp", "{ recv_buffer = \"100B\" }")], "flows.bulk.mptcp.recv_buffer", "at least one segment");
+}
