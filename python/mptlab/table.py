@@ -18,7 +18,10 @@ DASH = "–"
 
 
 def render(summary: dict[str, Any]) -> Group:
-    parts: list[Any] = [flows_table(summary), links_table(summary)]
+    parts: list[Any] = [flows_table(summary)]
+    if any(f.get("mptcp") for f in summary.get("flows") or []):
+        parts.append(mptcp_table(summary))
+    parts.append(links_table(summary))
     groups = summary.get("groups") or []
     if groups:
         parts.append(groups_table(summary))
@@ -55,6 +58,38 @@ def flows_table(summary: dict[str, Any]) -> Table:
             _num(stat(f, "owd_ms", "p50")),
         )
     _more(t, len(flows), "flows")
+    return t
+
+
+def mptcp_table(summary: dict[str, Any]) -> Table:
+    """One row per subflow of each MPTCP flow; the flow's seed-001 delays in the caption."""
+    t = Table(title="MPTCP subflows (docs/mptcp.md)", title_justify="left", header_style="bold",
+              caption_justify="left")
+    t.add_column("flow", no_wrap=True)
+    t.add_column("path", no_wrap=True)
+    for col in ("share", "SRTT\nav ms", "SRTT\nmax ms", "drops\n/s", "retx"):
+        t.add_column(col, justify="right", no_wrap=True)
+    notes = []
+    rows = 0
+    for f in summary.get("flows") or []:
+        mp = f.get("mptcp")
+        if not mp:
+            continue
+        for p in mp.get("paths", []):
+            if rows < MAX_ROWS:
+                t.add_row(f.get("name", DASH) if p.get("index") == 0 else "", (p.get("route") or [DASH])[0],
+                          _num(p.get("share")), _num(p.get("srtt_ms_mean"), 1), _num(p.get("srtt_ms_max"), 1),
+                          _num(p.get("drop_rate_per_s")), _int(p.get("retransmissions")))
+            rows += 1
+        if len(notes) < 3:
+            notes.append(
+                f"{f.get('name')}: protocol delay av/max {_num(stat(mp, 'protocol_delay_ms', 'v_av'), 1)}/"
+                f"{_num(stat(mp, 'protocol_delay_ms', 'v_max'), 1)} ms, HoL degree av/max "
+                f"{_num(stat(mp, 'hol_degree_ms', 'zeta_av'), 1)}/{_num(stat(mp, 'hol_degree_ms', 'zeta_max'), 1)} ms, "
+                f"window stall {_num(mp.get('window_stall_s'))} s"
+            )
+    _more(t, rows, "subflows")
+    t.caption = "\n".join(notes)
     return t
 
 

@@ -153,7 +153,7 @@ impl Simulation {
                 };
                 let jitter = jitter_json(&m.jitter);
                 json!({
-                    "name": fs.name, "group": fs.group, "protocol": flow.proto.name(), "cc": cc,
+                    "name": fs.name, "group": fs.group, "protocol": if matches!(flow.transport, Transport::Mptcp { .. }) { "mptcp" } else { flow.proto.name() }, "cc": cc,
                     "src": node(fs.src), "dst": node(fs.dst),
                     "goodput_mbps": goodput,
                     "bytes_delivered": m.bytes_delivered,
