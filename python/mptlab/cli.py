@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, Optional
+from typing import Annotated, Any, Iterator, NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -56,6 +57,48 @@ def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
     print(f"error: {message}", file=sys.stderr, flush=True)
     raise typer.Exit(code)
 
+
+@contextmanager
+def store_errors(what: str) -> Iterator[None]:
+    """Exits for the failures of filling a results store: a store refused (2), an interrupt
+    (130: finished runs stay, the same command resumes), a write error (1)."""
+    from mptlab.sweeps.store import StoreError
+
+    try:
+        yield
+    except StoreError as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        print("interrupted: finished runs are stored; run the same command to resume", file=sys.stderr)
+        raise typer.Exit(130) from None
+    except OSError as e:
+        fail(f"cannot write {what}: {e}", EXIT_FAILED)
+
+
+def check_dask_address(dask: str | None) -> None:
+    """Exit 2 with the reason when `--dask` is given an address that cannot be used."""
+    if dask is None:
+        return
+    from mptlab.sweeps.backends import parse_dask_address
+
+    try:
+        parse_dask_address(dask)
+    except ValueError as e:
+        fail(str(e))
+
+
+WorkersOption = Annotated[
+    Optional[int], typer.Option("--workers", "-j", min=1, help="Local worker processes (default: cores).")
+]
+DaskOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--dask",
+        metavar="ADDRESS",
+        help="Run on Dask: a scheduler address (tcp://host:8786) or local:N for a local "
+        "cluster of N worker processes.",
+    ),
+]
 
 SetOption = Annotated[
     Optional[list[str]],
@@ -303,7 +346,7 @@ def _cell(v: Any) -> str:
         "  mptlab bench              all workloads\n\n"
         "  mptlab bench W1 --json    one workload, machine-readable\n\n"
         "Workloads: W1, W2 (NewReno); W1-CUBIC, W2-CUBIC; W1-CUBIC-PACED, W2-CUBIC-PACED "
-        "(internal pacing on); W1-BBR, W2-BBR. See docs/cli.md.\n\n"
+        "(internal pacing on); W1-BBR, W2-BBR; W3 (MPTCP, two paths). See docs/cli.md.\n\n"
         "Run from the repository (scenario files are found under scenarios/bench/) "
         "or set MPTLAB_ROOT."
     )

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from mptlab.cli import EXIT_FAILED, SetOption, _overrides, app, fail, out_console
+from mptlab.cli import EXIT_FAILED, DaskOption, SetOption, WorkersOption, _overrides, app, check_dask_address, fail, out_console, store_errors
 
 SweepDir = Annotated[Path, typer.Argument(metavar="SWEEP", help="A sweep folder (the --out of mptlab sweep).")]
 
@@ -34,18 +34,8 @@ def sweep(
         Optional[Path],
         typer.Option("--out", "-o", metavar="DIR", help="Sweep folder (default: sweeps/<plan name>)."),
     ] = None,
-    workers: Annotated[
-        Optional[int], typer.Option("--workers", "-j", min=1, help="Local worker processes (default: cores).")
-    ] = None,
-    dask: Annotated[
-        Optional[str],
-        typer.Option(
-            "--dask",
-            metavar="ADDRESS",
-            help="Run on Dask: a scheduler address (tcp://host:8786) or local:N for a local "
-            "cluster of N worker processes.",
-        ),
-    ] = None,
+    workers: WorkersOption = None,
+    dask: DaskOption = None,
     set_: SetOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and list the points; run nothing.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary line.")] = False,
@@ -58,13 +48,7 @@ def sweep(
     """
     from mptlab.sweeps.plan import PlanError, load_plan
 
-    if dask is not None:
-        from mptlab.sweeps.backends import parse_dask_address
-
-        try:
-            parse_dask_address(dask)
-        except ValueError as e:
-            fail(str(e))
+    check_dask_address(dask)
     try:
         loaded = load_plan(Path(plan), _overrides(set_))
     except PlanError as e:
@@ -98,18 +82,10 @@ def sweep(
 def _run(loaded: Any, folder: Path, workers: int | None, dask: str | None, show_bar: bool) -> Any:
     from mptlab.sweeps.progress import SweepProgress
     from mptlab.sweeps.runner import run_sweep
-    from mptlab.sweeps.store import StoreError
-
     bar = SweepProgress(enabled=show_bar and sys.stderr.isatty())
     try:
-        return run_sweep(loaded, folder, workers=workers, dask=dask, on_start=bar.start, on_run=bar.update)
-    except StoreError as e:
-        fail(str(e))
-    except KeyboardInterrupt:
-        print("interrupted: finished runs are stored; run the same command to resume", file=sys.stderr)
-        raise typer.Exit(130) from None
-    except OSError as e:
-        fail(f"cannot write to {str(folder)!r}: {e}", EXIT_FAILED)
+        with store_errors(f"to {str(folder)!r}"):
+            return run_sweep(loaded, folder, workers=workers, dask=dask, on_start=bar.start, on_run=bar.update)
     finally:
         bar.close()
 

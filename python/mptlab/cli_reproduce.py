@@ -1,0 +1,78 @@
+"""`mptlab reproduce STUDY`: a seed study's runs, its tables side by side with the published
+numbers, its figures and a written comparison.
+
+Registered on the main `app` by mptlab.cli. Exit codes as everywhere: 0 success, 1 some runs
+failed (the outputs are still written from the others) or the outputs cannot be written,
+2 invalid input (unknown study, missing plan or published numbers; nothing run).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from mptlab.cli import EXIT_FAILED, DaskOption, WorkersOption, app, check_dask_address, fail, out_console, store_errors
+
+
+@app.command(
+    epilog=(
+        "Examples:\n\n"
+        "  mptlab reproduce seed001                  30 runs per pair into reproductions/seed001/\n\n"
+        "  mptlab reproduce seed001 --runs 5 -j 2    a quicker look: 5 runs per pair\n\n"
+        "  mptlab reproduce seed001 --dask local:4   on a local Dask cluster\n\n"
+        "Studies: seed001 (Łuczak et al. 2023: LIA, OLIA, BALIA, wVegas x Reno, Cubic, BBR for "
+        "streaming over two LTE paths; Table 3 and Figs. 3-4). Writes OUT/table3.csv, "
+        "table3.md, runs.csv, figures/, report.md and sweep-report.html; the runs are kept in "
+        "OUT/sweep-<N>runs/, so a repeated command only redoes the analysis. See "
+        "docs/reproductions.md."
+    )
+)
+def reproduce(
+    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed001.", show_default=False)],
+    runs: Annotated[
+        Optional[int],
+        typer.Option("--runs", "-n", min=1, help="Runs (seeds 1..N) per configuration (default: the paper's, 30)."),
+    ] = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="Output folder (default: reproductions/STUDY).")
+    ] = None,
+    workers: WorkersOption = None,
+    dask: DaskOption = None,
+    pairs: Annotated[
+        Optional[str],
+        typer.Option("--pairs", hidden=True, help="Only these configurations, comma-separated (tests)."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
+) -> None:
+    """Reproduce a seed study: run its plan, compute its tables next to the published
+    numbers, draw its figures and write a report comparing the two."""
+    from mptlab.reproduce import ReproduceError, study as find_study
+
+    check_dask_address(dask)
+    try:
+        module = find_study(study)
+    except ReproduceError as e:
+        fail(str(e), e.exit_code)
+    chosen = [p for p in pairs.split(",") if p.strip()] if pairs else None
+    args = ["mptlab reproduce", study] + (["--runs", str(runs)] if runs is not None else []) \
+        + (["--out", str(out)] if out is not None else []) + (["-j", str(workers)] if workers else []) \
+        + (["--dask", dask] if dask else []) + (["--pairs", pairs] if pairs else [])
+    try:
+        with store_errors("the reproduction"):
+            res = module.reproduce(runs=runs, out=out, workers=workers, dask=dask, pairs=chosen,
+                                   progress=not quiet and sys.stderr.isatty(), command=" ".join(args))
+    except ReproduceError as e:
+        fail(str(e), e.exit_code)
+    if not quiet:
+        cells = res.table["simulated"].notna().sum()
+        out_console.print(
+            f"{study}: {len(res.runs)} runs ({res.failed} failed) in {res.sweep}/; "
+            f"{cells}/{len(res.table)} published cells simulated; report in {res.out / 'report.md'}",
+            highlight=False, soft_wrap=True,
+        )
+    if res.failed:
+        print(f"{res.failed} run(s) failed; they are left out of the statistics (see report.md)", file=sys.stderr)
+        raise typer.Exit(EXIT_FAILED)

@@ -1,0 +1,36 @@
+"""Reproductions of the seed studies (`../shared/seeds/`), side by side with their published
+numbers: `mptlab reproduce STUDY`.
+
+    from mptlab.reproduce import STUDIES, study
+    study("seed001").reproduce(runs=5, out="reproductions/seed001")
+
+One module per study (`seed001`, ...) with a `reproduce(runs, out, workers, dask, ...)`
+function; `common` holds what they share (finding plans and published numbers, rank
+correlations, Markdown tables). See docs/reproductions.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from mptlab.reproduce.common import ReproduceError
+
+#: Study name -> (module, one-line description).
+STUDIES: dict[str, tuple[str, str]] = {
+    "seed001": (
+        "mptlab.reproduce.seed001",
+        "Łuczak et al. 2023: coupled MPTCP CC x path CC for streaming over two LTE paths (Table 3, Figs. 3-4)",
+    ),
+}
+
+
+def study(name: str) -> ModuleType:
+    """The module of study `name`; ReproduceError (exit 2) listing the known ones otherwise."""
+    key = name.strip().lower()
+    if key not in STUDIES:
+        raise ReproduceError(f"STUDY: unknown study {name!r} (valid: {', '.join(STUDIES)})")
+    return importlib.import_module(STUDIES[key][0])
+
+
+__all__ = ["STUDIES", "study", "ReproduceError"]

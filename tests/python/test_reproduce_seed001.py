@@ -1,0 +1,229 @@
+"""`mptlab reproduce seed001`: the Table 3 statistics on hand-made data with known answers, and
+the whole pipeline end to end with 2 runs per pair (24 runs of 10 s, a few seconds)."""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import REPO, mptlab
+from mptlab.reproduce.common import permutation_p, spearman
+from mptlab.reproduce.seed001_compare import pair_effect_p, peak_times, trend
+from mptlab.reproduce.seed001_figures import FIGURES
+from mptlab.reproduce.seed001_table import (
+    PAIRS,
+    RUN_COLUMNS,
+    STATS,
+    markdown,
+    run_record,
+    table3,
+    with_published,
+)
+
+PUBLISHED = pd.read_csv(REPO / "reference" / "seed001.csv")
+
+
+def _runs(rows: list[dict]) -> pd.DataFrame:
+    """Per-run records with every metric column; unspecified metrics are 1.0."""
+    return pd.DataFrame([{**{c: 1.0 for c in RUN_COLUMNS}, **r} for r in rows])
+
+
+def _cell(table: pd.DataFrame, m: str, p: str, metric: str, statistic: str) -> float:
+    row = table[(table.mptcp_cc == m) & (table.path_cc == p) & (table.metric == metric)
+                & (table.statistic == statistic)]
+    assert len(row) == 1
+    return float(row["simulated"].iloc[0])
+
+
+# --- the statistics (eq. 5, 6, 10, 11) on a small frame with known answers ------------------
+
+
+def test_protocol_delay_statistics_are_means_over_runs_of_per_run_mean_and_max() -> None:
+    runs = _runs([
+        {"mptcp_cc": "LIA", "path_cc": "Reno", "v_av": 90.0, "v_max": 200.0},
+        {"mptcp_cc": "LIA", "path_cc": "Reno", "v_av": 100.0, "v_max": 300.0},
+        {"mptcp_cc": "LIA", "path_cc": "Reno", "v_av": 110.0, "v_max": 700.0},
+        {"mptcp_cc": "OLIA", "path_cc": "BBR", "v_av": 50.0, "v_max": 60.0},
+    ])
+    t = table3(runs)
+    assert _cell(t, "LIA", "Reno", "protocol_delay", "v_av") == pytest.approx(100.0)  # eq. (5)
+    # eq. (6): the mean of the per-run maxima (400), not the largest maximum (700)
+    assert _cell(t, "LIA", "Reno", "protocol_delay", "v_max") == pytest.approx(400.0)
+    assert _cell(t, "OLIA", "BBR", "protocol_delay", "v_max") == pytest.approx(60.0)
+
+
+def test_hol_zeta_max_clips_each_run_at_zero_before_averaging_but_zeta_av_does_not() -> None:
+    runs = _runs([
+        {"mptcp_cc": "BALIA", "path_cc": "Cubic", "zeta_av": -6.0, "zeta_max": -5.0},
+        {"mptcp_cc": "BALIA", "path_cc": "Cubic", "zeta_av": 3.0, "zeta_max": 10.0},
+        {"mptcp_cc": "BALIA", "path_cc": "Cubic", "zeta_av": 6.0, "zeta_max": 20.0},
+    ])
+    t = table3(runs)
+    assert _cell(t, "BALIA", "Cubic", "hol_degree", "zeta_av") == pytest.approx(1.0)  # eq. (10)
+    # eq. (11): (max(-5,0) + 10 + 20) / 3 = 10, where a plain mean would give 25/3
+    assert _cell(t, "BALIA", "Cubic", "hol_degree", "zeta_max") == pytest.approx(10.0)
+
+
+def test_every_other_statistic_is_the_mean_over_runs_and_missing_values_are_left_out() -> None:
+    runs = _runs([
+        {"mptcp_cc": "wVegas", "path_cc": "BBR", "srtt1_max": 90.0, "d2": 1.0, "tput_av": 5.0, "tput_max": 12.0},
+        {"mptcp_cc": "wVegas", "path_cc": "BBR", "srtt1_max": 110.0, "d2": 2.0, "tput_av": float("nan"), "tput_max": 14.0},
+    ])
+    t = table3(runs)
+    assert _cell(t, "wVegas", "BBR", "srtt_path1", "max") == pytest.approx(100.0)
+    assert _cell(t, "wVegas", "BBR", "drop_rate", "d2") == pytest.approx(1.5)
+    assert _cell(t, "wVegas", "BBR", "throughput", "av") == pytest.approx(5.0)  # NaN run left out
+    assert _cell(t, "wVegas", "BBR", "throughput", "max") == pytest.approx(13.0)
+    counts = t.set_index(["metric", "statistic"])["runs"]
+    assert counts[("throughput", "av")] == 1 and counts[("throughput", "max")] == 2
+
+
+def test_run_record_reads_the_mptcp_block_with_paths_in_index_order() -> None:
+    summary = {"flows": [
+        {"name": "other", "mptcp": None},
+        {"name": "stream", "goodput_mbps": {"mean": 7.5, "max": 16.0},
+         "mptcp": {
+             "protocol_delay_ms": {"v_av": 95.0, "v_max": 230.0},
+             "hol_degree_ms": {"zeta_av": -3.0, "zeta_max": None},
+             "paths": [
+                 {"index": 1, "srtt_ms_mean": 57.0, "srtt_ms_max": 88.0, "drop_rate_per_s": 1.0},
+                 {"index": 0, "srtt_ms_mean": 79.0, "srtt_ms_max": 94.0, "drop_rate_per_s": 0.5},
+             ]}},
+    ]}
+    rec = run_record(summary, "stream")
+    assert rec["srtt1_av"] == 79.0 and rec["srtt2_av"] == 57.0 and rec["d1"] == 0.5 and rec["d2"] == 1.0
+    assert rec["v_av"] == 95.0 and rec["zeta_av"] == -3.0 and math.isnan(rec["zeta_max"])
+    assert rec["tput_av"] == 7.5 and rec["tput_max"] == 16.0
+
+
+def test_published_join_keeps_all_144_cells_and_the_markdown_has_the_papers_shape() -> None:
+    runs = _runs([{"mptcp_cc": "LIA", "path_cc": "Reno"}])
+    t = with_published(table3(runs), PUBLISHED)
+    assert list(t.columns) == ["mptcp_cc", "path_cc", "metric", "statistic", "simulated", "published", "unit"]
+    assert len(t) == 144 and t["published"].notna().all()
+    assert t["simulated"].notna().sum() == len(STATS)  # one pair simulated, the rest NaN
+    md = markdown(with_published(table3(_runs([
+        {"mptcp_cc": m, "path_cc": p} for m, p in {(r.mptcp_cc, r.path_cc) for r in PUBLISHED.itertuples()}
+    ])), PUBLISHED)).splitlines()
+    assert len(md) == 2 + len(STATS)
+    header = [c.strip() for c in md[0].strip("|").split("|")]
+    assert header[0] == "metric" and len(header) == 1 + len(PAIRS)
+    assert header[1:4] == ["LIA / Reno", "LIA / Cubic", "LIA / BBR"] and header[-1] == "wVegas / BBR"
+    assert "1 (96)" in md[2]  # cells are "simulated (published)"
+
+
+def test_spearman_and_its_exact_permutation_p_value() -> None:
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert math.isnan(spearman([1, 2, 3], [5, 5, 5]))
+    # n = 4: 2 of the 24 orderings reach |rho| = 1
+    assert permutation_p([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(2 / 24)
+    x = np.arange(12.0)
+    assert permutation_p(x, x) < 0.001
+
+
+def test_pair_effect_test_blocks_by_seed() -> None:
+    stat = next(s for s in STATS if s.column == "tput_av")
+    pairs = [("LIA", "Reno"), ("OLIA", "Reno"), ("BALIA", "Reno"), ("wVegas", "Reno")]
+    # a large seed effect and no pair effect: nothing to tell apart
+    same = _runs([{"mptcp_cc": m, "path_cc": p, "seed": s, "tput_av": 10.0 * s}
+                  for s in range(1, 7) for m, p in pairs])
+    assert pair_effect_p(same, stat) == pytest.approx(1.0)
+    # a small pair effect under the same seed effect: told apart, since seeds are blocks
+    shifted = same.assign(tput_av=same["tput_av"] + 0.1 * same["mptcp_cc"].map({"LIA": 0, "OLIA": 1, "BALIA": 2, "wVegas": 3}))
+    assert pair_effect_p(shifted, stat) < 0.01
+
+
+def test_trend_and_peak_times_on_known_series() -> None:
+    rows = []
+    for seed, (early, late) in {1: (10.0, 4.0), 2: (20.0, 8.0)}.items():
+        rows += [{"mptcp_cc": "LIA", "path_cc": "Reno", "seed": seed, "t_s": float(t),
+                  "value": early if t < 2 else late if t >= 5 else 99.0} for t in range(10)]
+    frame = pd.DataFrame(rows)
+    tr = trend(frame)
+    assert tr["early"].iloc[0] == pytest.approx(15.0) and tr["late"].iloc[0] == pytest.approx(6.0)
+    # the maximum (99) of both runs lies at t = 2..4 s, after the first 2 s
+    assert peak_times(frame) == 0.0
+    assert peak_times(frame.assign(value=-frame["t_s"])) == 1.0
+
+
+# --- the pipeline, end to end ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def repro(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("repro") / "seed001"
+    res = mptlab("reproduce", "seed001", "--runs", "2", "--out", str(out), "-j", "2", "-q")
+    assert res.returncode == 0, res.stderr
+    return out
+
+
+def test_table3_csv_has_a_simulated_number_for_every_published_cell(repro: Path) -> None:
+    t = pd.read_csv(repro / "table3.csv")
+    assert list(t.columns) == ["mptcp_cc", "path_cc", "metric", "statistic", "simulated", "published", "unit"]
+    assert len(t) == 144
+    assert t["simulated"].notna().all(), t[t["simulated"].isna()]
+    keys = ["mptcp_cc", "path_cc", "metric", "statistic", "value"]
+    pub = t.rename(columns={"published": "value"})[keys].sort_values(keys[:4]).reset_index(drop=True)
+    ref = PUBLISHED[keys].sort_values(keys[:4]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(pub, ref, check_dtype=False)
+    runs = pd.read_csv(repro / "runs.csv")
+    assert len(runs) == 24 and (runs["status"] == "ok").all()
+    assert set(runs["cc_pair"]) == set(PAIRS)
+
+
+def test_table3_markdown_has_twelve_pair_columns_and_twelve_metric_rows(repro: Path) -> None:
+    lines = [ln for ln in (repro / "table3.md").read_text().splitlines() if ln.startswith("|")]
+    assert len(lines) == 2 + 12
+    assert all(len(ln.strip("|").split("|")) == 13 for ln in lines)
+
+
+def test_figures_exist_as_valid_png_and_svg(repro: Path) -> None:
+    for stem, *_ in FIGURES:
+        png = repro / "figures" / f"{stem}.png"
+        svg = repro / "figures" / f"{stem}.svg"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+        assert ET.parse(svg).getroot().tag.endswith("svg"), svg
+
+
+def test_report_compares_the_ordering_for_every_metric(repro: Path) -> None:
+    report = (repro / "report.md").read_text()
+    assert "## Ordering" in report and "Spearman" in report
+    for s in STATS:
+        assert report.count(s.label) >= 3, s.label  # Table 3, ordering, levels
+    assert "--runs 2" in report and not re.search(r"\bnan\b", report, re.IGNORECASE)
+    assert (repro / "sweep-report.html").is_file()
+
+
+def test_rerunning_skips_the_runs_and_gives_the_same_table(repro: Path) -> None:
+    before = (repro / "table3.csv").read_bytes()
+    res = mptlab("reproduce", "seed001", "--runs", "2", "--out", str(repro), "-q")
+    assert res.returncode == 0, res.stderr
+    assert (repro / "table3.csv").read_bytes() == before
+
+
+def test_unknown_study_exits_2_listing_the_known_ones(tmp_path: Path) -> None:
+    res = mptlab("reproduce", "seed042", "--out", str(tmp_path / "x"))
+    assert res.returncode == 2
+    assert "unknown study" in res.stderr and "seed001" in res.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_missing_published_numbers_exit_2_and_run_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MPTLAB_REFERENCE", str(tmp_path / "nowhere"))
+    res = mptlab("reproduce", "seed001", "--runs", "1", "--out", str(tmp_path / "x"))
+    assert res.returncode == 2
+    assert "seed001.csv" in res.stderr and "MPTLAB_REFERENCE" in res.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_unknown_pair_exits_2(tmp_path: Path) -> None:
+    res = mptlab("reproduce", "seed001", "--runs", "1", "--pairs", "lia+vegas", "--out", str(tmp_path / "x"))
+    assert res.returncode == 2 and "lia+reno" in res.stderr
+    assert not (tmp_path / "x").exists()
