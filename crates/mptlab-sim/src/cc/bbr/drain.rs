@@ -12,8 +12,10 @@ impl Bbr {
     pub(super) fn check_drain(&mut self, ev: &AckEvent) {
         if self.mode == Mode::Startup && self.full_pipe.reached {
             self.transition_to(Mode::Drain);
-            // Linux reports the 1·BDP target as ssthresh from here on.
-            self.ssthresh = self.inflight(self.btl_bw.get(), GAIN_UNIT);
+            // Linux reports the 1·BDP target as ssthresh from here on; never below 2 MSS (with a
+            // huge MSS the 1 ms send quantum is less than a segment and the target can fall
+            // just short of 2 MSS, below RFC 5681's floor that the fuzz harness checks).
+            self.ssthresh = self.inflight(self.btl_bw.get(), GAIN_UNIT).max(2 * self.mss);
         }
         if self.mode == Mode::Drain && ev.in_flight <= self.inflight(self.btl_bw.get(), GAIN_UNIT) {
             self.enter_probe_bw(ev.now);
