@@ -10,8 +10,10 @@
 //!   carries DATA_ACK and this window (RFC 8684 §3.3.4: one connection-level window, relative to
 //!   DATA_ACK). Out-of-order data inside it does not shrink the right edge, but the edge cannot
 //!   move past a hole: that is how a slow path stalls a fast one.
-//! - When data-level delivery fills a hole, the subflow's pending delayed ACK goes out at once
-//!   so the sender learns of the opened window (Linux `mptcp_cleanup_rbuf`).
+//! - When in-order delivery frees enough of the buffer that the free space is at least twice
+//!   what the last ACK reported, the subflow's pending delayed ACK goes out at once so the
+//!   sender learns of the opened window (Linux `mptcp_cleanup_rbuf`: space ≥ 2·old_space).
+//!   Free space = buffer − bytes held in reassembly (the application reads at once).
 //! - Head-of-line wait (measured directly): for every chunk, the time from its arrival at the
 //!   receiving host to its delivery to the application, including waits in a subflow's and in
 //!   the data-level reassembly queue.
@@ -67,6 +69,8 @@ pub struct MptcpReceiver {
     ooo: VecDeque<Chunk>,
     ooo_bytes: u64,
     buffer: u64,
+    /// Free buffer space when the last ACK left (Linux `old_wspace`).
+    adv_space: u64,
     pub stats: MptcpReceiverStats,
     /// Per chunk: arrival at the host → delivery to the application (ns).
     pub hol_wait: LogHistogram,
@@ -84,6 +88,7 @@ impl MptcpReceiver {
             ooo: VecDeque::new(),
             ooo_bytes: 0,
             buffer,
+            adv_space: buffer,
             stats: MptcpReceiverStats::default(),
             hol_wait: LogHistogram::new(),
         };
@@ -125,11 +130,20 @@ impl MptcpReceiver {
     }
 
     /// Stamp DATA_ACK and the connection-level window on the ACKs a subflow produced.
-    fn stamp(&self, acks: &mut [TcpHeader]) {
+    fn stamp(&mut self, acks: &mut [TcpHeader]) {
+        if acks.is_empty() {
+            return;
+        }
         for h in acks {
             h.dss = self.rcv_nxt;
             h.wnd = self.buffer;
         }
+        self.adv_space = self.free_space();
+    }
+
+    #[inline]
+    fn free_space(&self) -> u64 {
+        self.buffer.saturating_sub(self.ooo_bytes)
     }
 
     /// A segment arrived on subflow `i`; its ACKs go to `out`. Returns bytes newly delivered to
@@ -140,7 +154,6 @@ impl MptcpReceiver {
         let before = s.rcv.rcv_nxt();
         let got = s.rcv.on_segment(now, h, out);
         let mut delivered = 0;
-        let mut filled_hole = false;
         if h.len > 0 {
             s.bytes_received += h.len as u64;
             if got > 0 {
@@ -148,7 +161,6 @@ impl MptcpReceiver {
                 // segments that waited behind it.
                 let after = s.rcv.rcv_nxt();
                 let skip = before.saturating_sub(h.seq);
-                let had_ooo = !self.ooo.is_empty();
                 delivered += self.data_chunk(now, h.dss + skip, (h.len as u64 - skip) as u32, now);
                 while let Some((&ssn, _)) = self.subs[i].pending.first_key_value() {
                     if ssn >= after {
@@ -157,12 +169,11 @@ impl MptcpReceiver {
                     let (dsn, len, arrived) = self.subs[i].pending.pop_first().expect("non-empty").1;
                     delivered += self.data_chunk(now, dsn, len, arrived);
                 }
-                filled_hole = had_ooo && delivered > 0;
             } else if h.seq > before {
                 s.pending.entry(h.seq).or_insert((h.dss, h.len, now));
             }
         }
-        if filled_hole {
+        if delivered > 0 && self.free_space() >= 2 * self.adv_space {
             self.subs[i].rcv.ack_now(out);
         }
         self.stamp(&mut out[n0..]);
