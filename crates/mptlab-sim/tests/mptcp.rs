@@ -202,3 +202,42 @@ fn every_byte_arrives_once_in_order_when_a_link_inside_a_path_fails() {
     assert!(m["chunks_reinjected"].as_u64().unwrap() >= 1, "data stranded on the failed subflow is reinjected");
     assert_eq!(m["paths"][0]["closed"], 0);
 }
+
+/// Raiciu et al. (NSDI 2012) §4.2: with a receive buffer too small for the slow path, MinRTT
+/// stalls on data stuck on the slow path; opportunistic retransmission of that data on the fast
+/// path, with penalisation of the slow subflow, recovers throughput.
+#[test]
+fn opportunistic_retransmission_and_penalisation_recover_a_stalled_connection() {
+    let run_with = |on: bool| {
+        let flow = format!("cc = \"cubic\"\nscheduler = \"minrtt\"\napp = \"bulk\"\nmptcp = {{ recv_buffer = \"64KB\", opportunistic_retransmit = {on} }}");
+        let (sim, s) = run(&two_paths("10Mbps", "5ms", "10Mbps", "50ms", &flow, "20s"), None);
+        (goodput_bps(&sim, 0, 5, 20) / 1e6, s["flows"][0]["mptcp"].clone())
+    };
+    let (off, _) = run_with(false);
+    let (on, m) = run_with(true);
+    println!(
+        "64 KB buffer, 10/100 ms RTT, minrtt: {off:.2} Mbit/s without, {on:.2} with opportunistic retransmission ({} retransmits, {} penalties)",
+        m["opportunistic_retransmits"], m["penalizations"]
+    );
+    assert!(m["opportunistic_retransmits"].as_u64().unwrap() > 0);
+    assert!(m["penalizations"].as_u64().unwrap() > 0);
+    assert!(on > 1.2 * off, "{on:.2} vs {off:.2}");
+}
+
+#[test]
+fn additional_subflows_join_after_the_join_delay_and_a_finished_transfer_closes() {
+    let flow = "cc = \"cubic\"\napp = { kind = \"file\", size = \"2MB\" }\nmptcp = { join_delay = \"1500ms\" }";
+    let (sim, s) = run(&two_paths("10Mbps", "10ms", "10Mbps", "30ms", flow, "20s"), None);
+    let (snd, _) = mptcp(&sim, 0);
+    let first = snd.subs[0].snd.stats.established_at.expect("first subflow established");
+    let second = snd.subs[1].snd.stats.established_at.expect("second subflow established");
+    // The join's SYN leaves 1.5 s after the first subflow is up and takes one RTT of path 2
+    // (about 62 ms) to be answered.
+    let gap = (second - first) as f64 / 1e9;
+    println!("second subflow established {gap:.3} s after the first");
+    assert!((1.5..1.6).contains(&gap), "join gap {gap:.3} s");
+    let m = &s["flows"][0]["mptcp"];
+    let closed = m["closed_at_s"].as_f64().expect("the connection closed");
+    let done = s["flows"][0]["completion_time_s"].as_f64().unwrap();
+    assert!(closed >= done, "closed at {closed} before the last byte was delivered at {done}");
+}
