@@ -574,17 +574,17 @@ impl MptcpSender {
                 }
                 (self.data_nxt, avail.min(mss).min(space) as u32, false)
             };
-            let decision = match self.only_choice() {
+            let (decision, known_placeable) = match self.only_choice() {
                 Some(None) => break, // nothing can take the chunk now: no need to ask
-                Some(Some(i)) => Decision::Send(i),
+                Some(Some(i)) => (Decision::Send(i), true),
                 None => {
                     self.fill_views();
                     let conn = self.conn_view(now, len);
-                    self.sched.select(&conn, &self.views)
+                    (self.sched.select(&conn, &self.views), false)
                 }
             };
             let placed = match decision {
-                Decision::Send(i) if self.placeable(i) => {
+                Decision::Send(i) if known_placeable || self.placeable(i) => {
                     if reinjected {
                         self.subs[i].stats.chunks_reinjected += 1;
                     }
