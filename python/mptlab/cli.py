@@ -257,18 +257,8 @@ def list_(
         print(json.dumps(reg, indent=2))
         return
     c = out_console
-    cc = Table(title="congestion controllers (flows.<name>.cc)", title_justify="left", header_style="bold")
-    for col in ("name", "aliases", "summary", "source"):
-        cc.add_column(col, overflow="fold")
-    for a in reg.get("congestion_controllers", []):
-        cc.add_row(a.get("name", ""), ", ".join(a.get("aliases") or []), a.get("summary", ""), a.get("source", ""))
-    c.print(cc)
-    sched = Table(title="multipath schedulers (scheduler = ...; see docs/schedulers.md)", title_justify="left", header_style="bold")
-    for col in ("name", "aliases", "summary", "source"):
-        sched.add_column(col, overflow="fold")
-    for a in reg.get("schedulers", []):
-        sched.add_row(a.get("name", ""), ", ".join(a.get("aliases") or []), a.get("summary", ""), a.get("source", ""))
-    c.print(sched)
+    c.print(_algorithms("congestion controllers (flows.<name>.cc)", reg.get("congestion_controllers", [])))
+    c.print(_algorithms("multipath schedulers (scheduler = ...; see docs/schedulers.md)", reg.get("schedulers", [])))
     catalogue = dict(reg.get("scenario") or {})
     catalogue.pop("congestion_controllers", None)  # shown above
     order = ["sections", "queues", "loss_models", "apps", "protocols", "units"]
@@ -280,6 +270,16 @@ def list_(
     for m in reg.get("metrics", []):
         metrics.add_row(m.get("name", ""), m.get("definition", ""))
     c.print(metrics)
+
+
+def _algorithms(title: str, entries: list[dict[str, Any]]) -> Table:
+    """One registry of algorithms: name, aliases, one-line summary, source."""
+    t = Table(title=title, title_justify="left", header_style="bold")
+    for col in ("name", "aliases", "summary", "source"):
+        t.add_column(col, overflow="fold")
+    for a in entries:
+        t.add_row(a.get("name", ""), ", ".join(a.get("aliases") or []), a.get("summary", ""), a.get("source", ""))
+    return t
 
 
 SCENARIO_TITLES = {

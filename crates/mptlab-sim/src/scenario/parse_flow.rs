@@ -9,7 +9,7 @@ use super::raw::{App, DelayedAck, Flow, MptcpOpts, TcpOpts, Transport};
 use super::reader::{self as r, kinded, Tbl};
 use super::units::Size;
 use crate::cc::options::OptValue;
-use crate::cc::registry::{self, CONGESTION_CONTROLLERS, SCHEDULERS};
+use crate::cc::registry::{self, AlgoInfo, CONGESTION_CONTROLLERS, SCHEDULERS};
 use crate::cc::CcConfig;
 use crate::sched::SchedConfig;
 use crate::transport::mptcp::MAX_SUBFLOWS;
@@ -144,11 +144,7 @@ fn tcp_parts(t: &Tbl, mptcp: bool) -> Result<(CcConfig, TcpOpts)> {
         );
     }
     let cc = t.or("cc", d::CC, |k, v| {
-        let name = r::string(k, v)?;
-        registry::resolve(CONGESTION_CONTROLLERS, name).ok_or_else(|| {
-            ScenarioError::new(k, format!("unknown congestion controller `{name}`"))
-                .with_choices(registry::names(CONGESTION_CONTROLLERS))
-        })
+        algorithm(k, v, CONGESTION_CONTROLLERS, "congestion controller")
     })?;
     let mut cc = CcConfig::default_for(cc).expect("every registry name has a config");
     if let Some(v) = t.get("cc_options") {
@@ -160,6 +156,15 @@ fn tcp_parts(t: &Tbl, mptcp: bool) -> Result<(CcConfig, TcpOpts)> {
     let def = d::tcp_for(mptcp);
     let tcp = t.or("tcp", def.clone(), |k, v| tcp_opts(k, v, &def))?;
     Ok((cc, tcp))
+}
+
+/// A name of `registry` (case-insensitive, aliases allowed) → its canonical name; an unknown
+/// one is an error listing the known names.
+fn algorithm(k: &str, v: &Value, registry: &[AlgoInfo], what: &str) -> Result<&'static str> {
+    let name = r::string(k, v)?;
+    registry::resolve(registry, name).ok_or_else(|| {
+        ScenarioError::new(k, format!("unknown {what} `{name}`")).with_choices(registry::names(registry))
+    })
 }
 
 fn mptcp_transport(t: &Tbl) -> Result<Transport> {
@@ -181,11 +186,7 @@ fn mptcp_transport(t: &Tbl) -> Result<Transport> {
     }
     let (cc, tcp) = tcp_parts(t, true)?;
     let name = t.or("scheduler", d::SCHEDULER, |k, v| {
-        let name = r::string(k, v)?;
-        registry::resolve(SCHEDULERS, name).ok_or_else(|| {
-            ScenarioError::new(k, format!("unknown scheduler `{name}`"))
-                .with_choices(registry::names(SCHEDULERS))
-        })
+        algorithm(k, v, SCHEDULERS, "scheduler")
     })?;
     let mut scheduler = SchedConfig::default_for(name).expect("every scheduler name has a config");
     if let Some(v) = t.get("scheduler_options") {
@@ -239,19 +240,19 @@ fn mptcp_transport(t: &Tbl) -> Result<Transport> {
     })
 }
 
+/// A send or receive buffer size: at least one segment of `mss`.
+fn buffer_size(k: &str, v: &Value, mss: Size) -> Result<Size> {
+    let s = r::size(k, v)?;
+    if s.0 < mss.0 {
+        return fail(k, format!("buffer must hold at least one segment (mss = {} B)", mss.0));
+    }
+    Ok(s)
+}
+
 fn mptcp_opts(key: &str, v: &Value, mss: Size) -> Result<MptcpOpts> {
     let t = Tbl::new(key, v, MPTCP)?;
     let def = d::mptcp();
-    let buffer = |k: &str, v: &Value| {
-        let s = r::size(k, v)?;
-        if s.0 < mss.0 {
-            return fail(
-                k,
-                format!("buffer must hold at least one segment (mss = {} B)", mss.0),
-            );
-        }
-        Ok(s)
-    };
+    let buffer = |k: &str, v: &Value| buffer_size(k, v, mss);
     let list = |k: &str, v: &Value| -> Result<Vec<Value>> {
         match v {
             Value::Array(a) if !a.is_empty() && a.len() <= MAX_SUBFLOWS => Ok(a.clone()),
@@ -384,16 +385,7 @@ fn tcp_opts(key: &str, v: &Value, def: &TcpOpts) -> Result<TcpOpts> {
         }
         Ok(s)
     })?;
-    let buffer = |k: &str, v: &Value| {
-        let s = r::size(k, v)?;
-        if s.0 < mss.0 {
-            return fail(
-                k,
-                format!("buffer must hold at least one segment (mss = {} B)", mss.0),
-            );
-        }
-        Ok(s)
-    };
+    let buffer = |k: &str, v: &Value| buffer_size(k, v, mss);
     let opts = TcpOpts {
         mss,
         handshake: t.or("handshake", def.handshake, r::boolean)?,

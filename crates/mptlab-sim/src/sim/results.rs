@@ -61,7 +61,7 @@ impl Columns {
     }
 }
 
-fn ms(ns: f64) -> f64 {
+pub(super) fn ms(ns: f64) -> f64 {
     ns / 1e6
 }
 
@@ -73,7 +73,7 @@ fn finite(x: f64) -> Value {
     }
 }
 
-fn quantiles_ms(h: &LogHistogram) -> Value {
+pub(super) fn quantiles_ms(h: &LogHistogram) -> Value {
     if h.count() == 0 {
         return Value::Null;
     }

@@ -2,26 +2,11 @@
 //! (eq. 1–12) per run, plus direct measurements. Definitions: `metrics/definitions.rs`.
 
 use super::flow::{MpMetrics, Transport};
-use super::results::Columns;
+use super::results::{ms, quantiles_ms, Columns};
 use super::Simulation;
-use crate::metrics::LogHistogram;
 use crate::spec::TransportSpec;
 use mptlab_engine::time::as_secs_f64;
 use serde_json::{json, Value};
-
-fn ms(ns: f64) -> f64 {
-    ns / 1e6
-}
-
-fn quantiles_ms(h: &LogHistogram) -> Value {
-    if h.count() == 0 {
-        return Value::Null;
-    }
-    json!({
-        "mean": ms(h.mean()), "p50": ms(h.quantile(0.5)), "p95": ms(h.quantile(0.95)),
-        "p99": ms(h.quantile(0.99)), "max": ms(h.max() as f64), "count": h.count(),
-    })
-}
 
 /// Mean and maximum of a sampled series (seed 001 eq. 3–4 and 8–9), null when empty.
 fn av_max(samples: &[f64]) -> (Value, Value) {

@@ -42,7 +42,6 @@
 
 use super::{Peers, SubflowCcView, Window};
 use crate::cc::{AckEvent, CcParams, CongestionControl, LossEvent};
-use mptlab_engine::Time;
 
 /// (B3): the largest α_r the decrease uses.
 const ALPHA_DECREASE_CAP: f64 = 1.5;
@@ -88,6 +87,9 @@ impl Balia {
 }
 
 impl CongestionControl for Balia {
+    window_answers!();
+    reno_window_hooks!();
+
     fn on_ack(&mut self, ev: &AckEvent) {
         if !self.w.on_ack(ev) {
             return;
@@ -106,29 +108,9 @@ impl CongestionControl for Balia {
         self.w.enter_recovery(self.reduced(ev.flight_size));
     }
 
-    fn on_recovery_exit(&mut self, _now: Time) {
-        self.w.exit_recovery();
-    }
-
     fn on_rto(&mut self, ev: &LossEvent) {
         let ssthresh = self.reduced(ev.flight_size);
         self.w.timeout(ev, |_| ssthresh);
-    }
-
-    fn window(&self) -> u64 {
-        self.w.cwnd
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.w.ssthresh
-    }
-
-    fn state_name(&self) -> &'static str {
-        self.w.state_name()
-    }
-
-    fn coupled_view(&self) -> Option<SubflowCcView> {
-        Some(self.w.view())
     }
 
     fn couple(&mut self, views: &[SubflowCcView], me: usize) {

@@ -47,7 +47,6 @@
 
 use super::{Peers, SubflowCcView, Window};
 use crate::cc::{AckEvent, CcParams, CongestionControl, LossEvent};
-use mptlab_engine::Time;
 
 #[derive(Clone, Debug)]
 pub struct Lia {
@@ -86,6 +85,10 @@ impl Lia {
 }
 
 impl CongestionControl for Lia {
+    window_answers!();
+    reno_window_hooks!();
+    halving_on_loss!();
+
     fn on_ack(&mut self, ev: &AckEvent) {
         if !self.w.on_ack(ev) {
             return;
@@ -96,34 +99,6 @@ impl CongestionControl for Lia {
             let per = self.bytes_per_increase();
             self.w.count_bytes(ev.bytes_acked, per);
         }
-    }
-
-    fn on_congestion_event(&mut self, ev: &LossEvent) {
-        self.w.enter_recovery(self.w.halve(ev.flight_size));
-    }
-
-    fn on_recovery_exit(&mut self, _now: Time) {
-        self.w.exit_recovery();
-    }
-
-    fn on_rto(&mut self, ev: &LossEvent) {
-        self.w.timeout(ev, |w| w.halve(ev.flight_size));
-    }
-
-    fn window(&self) -> u64 {
-        self.w.cwnd
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.w.ssthresh
-    }
-
-    fn state_name(&self) -> &'static str {
-        self.w.state_name()
-    }
-
-    fn coupled_view(&self) -> Option<SubflowCcView> {
-        Some(self.w.view())
     }
 
     fn couple(&mut self, views: &[SubflowCcView], me: usize) {

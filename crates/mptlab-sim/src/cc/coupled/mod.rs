@@ -34,6 +34,46 @@
 //! - The loss distance ℓ of OLIA (bytes acknowledged since the last loss, and between the last
 //!   two) is recorded by every controller and published in its view.
 
+/// `CongestionControl` answers every coupled controller reads off its `w: Window`.
+macro_rules! window_answers {
+    () => {
+        fn window(&self) -> u64 {
+            self.w.cwnd
+        }
+        fn ssthresh(&self) -> u64 {
+            self.w.ssthresh
+        }
+        fn state_name(&self) -> &'static str {
+            self.w.state_name()
+        }
+    };
+}
+
+/// Recovery exit and the peer view of the controllers whose window is plain Reno outside their
+/// increase rule (LIA, OLIA, BALIA).
+macro_rules! reno_window_hooks {
+    () => {
+        fn on_recovery_exit(&mut self, _now: mptlab_engine::Time) {
+            self.w.exit_recovery();
+        }
+        fn coupled_view(&self) -> Option<SubflowCcView> {
+            Some(self.w.view())
+        }
+    };
+}
+
+/// RFC 5681 eq. (4) on entering recovery and on a timeout (LIA, OLIA).
+macro_rules! halving_on_loss {
+    () => {
+        fn on_congestion_event(&mut self, ev: &LossEvent) {
+            self.w.enter_recovery(self.w.halve(ev.flight_size));
+        }
+        fn on_rto(&mut self, ev: &LossEvent) {
+            self.w.timeout(ev, |w| w.halve(ev.flight_size));
+        }
+    };
+}
+
 mod balia;
 mod compose;
 mod lia;

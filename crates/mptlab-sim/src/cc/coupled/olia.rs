@@ -176,6 +176,10 @@ impl Olia {
 }
 
 impl CongestionControl for Olia {
+    window_answers!();
+    reno_window_hooks!();
+    halving_on_loss!();
+
     fn on_ack(&mut self, ev: &AckEvent) {
         if !self.w.on_ack(ev) {
             return;
@@ -188,34 +192,6 @@ impl CongestionControl for Olia {
             Some(per_byte) => self.w.add_segments(per_byte * ev.bytes_acked as f64),
             None => self.w.reno(ev.bytes_acked),
         }
-    }
-
-    fn on_congestion_event(&mut self, ev: &LossEvent) {
-        self.w.enter_recovery(self.w.halve(ev.flight_size));
-    }
-
-    fn on_recovery_exit(&mut self, _now: Time) {
-        self.w.exit_recovery();
-    }
-
-    fn on_rto(&mut self, ev: &LossEvent) {
-        self.w.timeout(ev, |w| w.halve(ev.flight_size));
-    }
-
-    fn window(&self) -> u64 {
-        self.w.cwnd
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.w.ssthresh
-    }
-
-    fn state_name(&self) -> &'static str {
-        self.w.state_name()
-    }
-
-    fn coupled_view(&self) -> Option<SubflowCcView> {
-        Some(self.w.view())
     }
 
     fn couple(&mut self, views: &[SubflowCcView], me: usize) {

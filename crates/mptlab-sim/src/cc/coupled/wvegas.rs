@@ -297,6 +297,8 @@ impl Wvegas {
 }
 
 impl CongestionControl for Wvegas {
+    window_answers!();
+
     fn on_packet_sent(&mut self, _now: Time, bytes: u32, in_flight: u64) {
         // Sending into an empty pipe: an idle restart (see the header).
         if in_flight <= bytes as u64 && !self.w.in_recovery() {
@@ -348,18 +350,6 @@ impl CongestionControl for Wvegas {
     fn on_rto(&mut self, ev: &LossEvent) {
         self.w.timeout(ev, |w| w.halve(ev.flight_size));
         self.enable();
-    }
-
-    fn window(&self) -> u64 {
-        self.w.cwnd
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.w.ssthresh
-    }
-
-    fn state_name(&self) -> &'static str {
-        self.w.state_name()
     }
 
     fn coupled_view(&self) -> Option<SubflowCcView> {
