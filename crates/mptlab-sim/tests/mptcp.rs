@@ -135,8 +135,12 @@ fn hol_degree_is_larger_under_roundrobin_than_minrtt_on_asymmetric_rtts() {
     assert!(out[1].1 > out[0].1 + 10.0, "direct wait: roundrobin {:.2} vs minrtt {:.2}", out[1].1, out[0].1);
 }
 
+/// A profiling harness, not a check (timings are never asserted): runs the benchmark scenarios
+/// in-process so `perf record` sees only the simulator. `mptlab bench` is the measurement of
+/// record. `BENCH_FILES=../../scenarios/bench/w3.toml cargo test --release -p mptlab-sim --test
+/// mptcp time_w3 -- --ignored --nocapture` (paths relative to crates/mptlab-sim).
 #[test]
-#[ignore]
+#[ignore = "profiling harness; run explicitly"]
 fn time_w3() {
     for path in std::env::var("BENCH_FILES").unwrap_or("../../scenarios/bench/w1.toml,../../scenarios/bench/w3.toml".into()).split(',') {
         let toml = std::fs::read_to_string(path).unwrap();
