@@ -95,7 +95,7 @@ enum Proto {
 
 /// Controllers and schedulers the fuzzer gives MPTCP flows.
 const MP_CCS: &[&str] = &["newreno", "cubic", "bbr", "lia", "olia", "balia", "wvegas", "lia+cubic", "olia+bbr", "wvegas+reno"];
-const MP_SCHEDULERS: &[&str] = &["default", "minrtt", "roundrobin", "redundant", "blest", "ecf", "cpf", "otias"];
+const MP_SCHEDULERS: &[&str] = &["default", "minrtt", "roundrobin", "redundant", "blest", "ecf", "cpf", "otias", "blp", "peekaboo"];
 
 #[derive(Clone, Debug)]
 struct FlowP {

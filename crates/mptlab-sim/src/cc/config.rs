@@ -5,7 +5,7 @@
 use super::options::OptValue;
 use super::reno::{Recovery, Reno};
 use super::{AnyCc, CcParams};
-use super::{bbr, bbr2, coupled, cubic, vegas};
+use super::{adaptive, bbr, bbr2, coupled, cubic, vegas};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// A controller's options: their names (for error messages and docs) and how to set one.
@@ -28,6 +28,8 @@ pub enum CcConfig {
     /// A coupled multipath controller (`lia`, `olia`, `balia`, `wvegas`), or one composed with a
     /// per-path controller (`lia+cubic`, ...: `cc_options` are the path controller's).
     Coupled(coupled::CoupledConfig),
+    /// seed 002's reward/penalty controller.
+    Adaptive(adaptive::AdaptiveConfig),
 }
 
 impl Serialize for CcConfig {
@@ -50,6 +52,7 @@ impl CcConfig {
             "bbr" => CcConfig::Bbr(Default::default()),
             "bbr2" => CcConfig::Bbr2(Default::default()),
             "vegas" => CcConfig::Vegas(Default::default()),
+            "blp-adaptive" => CcConfig::Adaptive(Default::default()),
             _ => return coupled::CoupledConfig::default_for(name).map(CcConfig::Coupled),
         })
     }
@@ -63,6 +66,7 @@ impl CcConfig {
             CcConfig::Bbr(c) => m.serialize_entry("cc_options", c),
             CcConfig::Bbr2(c) => m.serialize_entry("cc_options", c),
             CcConfig::Vegas(c) => m.serialize_entry("cc_options", c),
+            CcConfig::Adaptive(c) => m.serialize_entry("cc_options", c),
             CcConfig::Coupled(c) => match (c.path(), c.algo()) {
                 (Some(path), _) => path.serialize_options(m),
                 (None, coupled::AlgoConfig::Wvegas(w)) => m.serialize_entry("cc_options", w),
@@ -80,6 +84,7 @@ impl CcConfig {
             CcConfig::Bbr2(_) => "bbr2",
             CcConfig::Vegas(_) => "vegas",
             CcConfig::Coupled(c) => c.name(),
+            CcConfig::Adaptive(_) => "blp-adaptive",
         }
     }
 
@@ -92,6 +97,7 @@ impl CcConfig {
             CcConfig::Bbr2(_) => <bbr2::Bbr2Config as Options>::NAMES,
             CcConfig::Vegas(_) => <vegas::VegasConfig as Options>::NAMES,
             CcConfig::Coupled(c) => c.option_names(),
+            CcConfig::Adaptive(_) => <adaptive::AdaptiveConfig as Options>::NAMES,
         }
     }
 
@@ -107,6 +113,7 @@ impl CcConfig {
             CcConfig::Bbr2(c) => c.set(key, value),
             CcConfig::Vegas(c) => c.set(key, value),
             CcConfig::Coupled(c) => c.set(key, value),
+            CcConfig::Adaptive(c) => c.set(key, value),
         }
     }
 
@@ -119,6 +126,7 @@ impl CcConfig {
             CcConfig::Bbr2(c) => AnyCc::Bbr2(Box::new(bbr2::Bbr2::new(p, c))),
             CcConfig::Vegas(c) => AnyCc::Vegas(vegas::Vegas::new(p, c)),
             CcConfig::Coupled(c) => c.build(p),
+            CcConfig::Adaptive(c) => AnyCc::Adaptive(adaptive::Adaptive::new(p, c)),
         }
     }
 }

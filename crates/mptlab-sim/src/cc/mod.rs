@@ -9,6 +9,7 @@
 //! `AnyCc` enum (static dispatch); `CcConfig` (a name plus typed options) is the one place a
 //! scenario becomes a controller.
 
+pub mod adaptive;
 pub mod bbr;
 pub mod bbr2;
 mod config;
@@ -162,6 +163,8 @@ pub enum AnyCc {
     // A coupled multipath controller (LIA, OLIA, BALIA, wVegas), alone or composed with a
     // per-path controller (which is itself an `AnyCc`: boxed).
     Coupled(Box<coupled::Coupled>),
+    /// seed 002's reward/penalty controller (`blp-adaptive`).
+    Adaptive(adaptive::Adaptive),
 }
 
 macro_rules! dispatch {
@@ -173,6 +176,7 @@ macro_rules! dispatch {
             AnyCc::Bbr2($c) => $e,
             AnyCc::Vegas($c) => $e,
             AnyCc::Coupled($c) => $e,
+            AnyCc::Adaptive($c) => $e,
         }
     };
 }

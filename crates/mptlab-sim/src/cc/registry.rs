@@ -71,6 +71,12 @@ pub const CONGESTION_CONTROLLERS: &[AlgoInfo] = &[
         summary: "coupled multipath, delay-based: weighted Vegas, alpha_r = rate share x total_alpha (10), queue draining; also `wvegas+<path cc>`",
         source: "Cao, Xu, Fu, ICNP 2012; Linux mptcp_wvegas.c",
     },
+    AlgoInfo {
+        name: "blp-adaptive",
+        aliases: &["adaptive"],
+        summary: "reward/penalty window: cwnd x (1 +/- alpha^2 (1 - N_f/(1 + BT (N_l+N_s))) / B) per ACK / loss event, alpha = unacknowledged share of the last round; Reno slow start and RTO; exposes an optimal packet size",
+        source: "seed 002 (Das et al., ICC Workshops 2025) §IV eq. (2)-(10)",
+    },
 ];
 
 /// Coupled multipath controllers: besides running alone, each composes with a per-path
@@ -168,5 +174,17 @@ pub const SCHEDULERS: &[AlgoInfo] = &[
         aliases: &[],
         summary: "earliest estimated arrival, floor((in flight + queued)/cwnd)·SRTT + SRTT/2, queueing on paths without space",
         source: "Yang, Wang, Amer, WAINA 2014; MP-DCCP sched_otias.c",
+    },
+    AlgoInfo {
+        name: "blp",
+        aliases: &["blocking-probability"],
+        summary: "minRTT while rtt_s/rtt_f < threshold BT, else waits for the fast path when pf-weighted estimate sm x lambda exceeds the send window left (lambda = pf (lambda + delta_lambda))",
+        source: "seed 002 (Das et al., ICC Workshops 2025) §III eq. (1), Algorithm 1",
+    },
+    AlgoInfo {
+        name: "peekaboo",
+        aliases: &[],
+        summary: "learning-based: when the fast path is full, a LinUCB bandit over path features chooses wait-for-fast or send-on-slow; stochastic adjustment of the wait by RTT variation",
+        source: "Wu, Alay, Brunstrom, Ferlin, Caso, IEEE JSAC 38(10) 2020 (simplified)",
     },
 ];

@@ -4,11 +4,13 @@
 //! turns it into the statically dispatched `AnyScheduler`.
 
 use super::blest::{Blest, BlestConfig};
+use super::blp::{Blp, BlpConfig};
 use super::cpf::{Cpf, CpfConfig};
 use super::ecf::{Ecf, EcfConfig};
 use super::linger::{Linger, LingerConfig};
 use super::minrtt::MinRtt;
 use super::otias::Otias;
+use super::peekaboo::{Peekaboo, PeekabooConfig};
 use super::redundant::Redundant;
 use super::roundrobin::{RoundRobin, RoundRobinConfig};
 use super::AnyScheduler;
@@ -29,6 +31,8 @@ pub enum SchedConfig {
     Ecf(EcfConfig),
     Cpf(CpfConfig),
     Otias,
+    Blp(BlpConfig),
+    Peekaboo(PeekabooConfig),
 }
 
 impl Serialize for SchedConfig {
@@ -42,6 +46,8 @@ impl Serialize for SchedConfig {
             SchedConfig::Blest(c) => m.serialize_entry("scheduler_options", c)?,
             SchedConfig::Ecf(c) => m.serialize_entry("scheduler_options", c)?,
             SchedConfig::Cpf(c) => m.serialize_entry("scheduler_options", c)?,
+            SchedConfig::Blp(c) => m.serialize_entry("scheduler_options", c)?,
+            SchedConfig::Peekaboo(c) => m.serialize_entry("scheduler_options", c)?,
         }
         m.end()
     }
@@ -59,6 +65,8 @@ impl SchedConfig {
             "ecf" => SchedConfig::Ecf(Default::default()),
             "cpf" => SchedConfig::Cpf(Default::default()),
             "otias" => SchedConfig::Otias,
+            "blp" => SchedConfig::Blp(Default::default()),
+            "peekaboo" => SchedConfig::Peekaboo(Default::default()),
             _ => return None,
         })
     }
@@ -81,6 +89,8 @@ impl SchedConfig {
             SchedConfig::Ecf(_) => "ecf",
             SchedConfig::Cpf(_) => "cpf",
             SchedConfig::Otias => "otias",
+            SchedConfig::Blp(_) => "blp",
+            SchedConfig::Peekaboo(_) => "peekaboo",
         }
     }
 
@@ -93,6 +103,8 @@ impl SchedConfig {
             SchedConfig::Blest(_) => BlestConfig::NAMES,
             SchedConfig::Ecf(_) => EcfConfig::NAMES,
             SchedConfig::Cpf(_) => CpfConfig::NAMES,
+            SchedConfig::Blp(_) => BlpConfig::NAMES,
+            SchedConfig::Peekaboo(_) => PeekabooConfig::NAMES,
         }
     }
 
@@ -110,6 +122,8 @@ impl SchedConfig {
             SchedConfig::Blest(c) => c.set(key, value),
             SchedConfig::Ecf(c) => c.set(key, value),
             SchedConfig::Cpf(c) => c.set(key, value),
+            SchedConfig::Blp(c) => c.set(key, value),
+            SchedConfig::Peekaboo(c) => c.set(key, value),
         }
     }
 
@@ -131,8 +145,16 @@ impl SchedConfig {
         matches!(self, SchedConfig::MinRtt | SchedConfig::Default(_) | SchedConfig::Redundant | SchedConfig::Cpf(_)) && !self.may_queue()
     }
 
-    /// A fresh scheduler (its state, a cursor or an estimate, starts anew).
+    /// A fresh scheduler (its state, a cursor or an estimate, starts anew), with seed 0 for the
+    /// schedulers that draw random numbers (`build_seeded`).
     pub fn build(&self) -> AnyScheduler {
+        self.build_seeded(0)
+    }
+
+    /// A fresh scheduler whose random draws (BLP's `randomized` blocking, Peekaboo's
+    /// exploration) come from its own stream seeded with `seed`: same seed, same decisions.
+    /// The others ignore the seed.
+    pub fn build_seeded(&self, seed: u64) -> AnyScheduler {
         match self {
             SchedConfig::MinRtt => AnyScheduler::MinRtt(MinRtt::new()),
             SchedConfig::Default(c) => AnyScheduler::Linger(Linger::new(c)),
@@ -142,6 +164,8 @@ impl SchedConfig {
             SchedConfig::Ecf(c) => AnyScheduler::Ecf(Ecf::new(c)),
             SchedConfig::Cpf(c) => AnyScheduler::Cpf(Cpf::new(c)),
             SchedConfig::Otias => AnyScheduler::Otias(Otias::new()),
+            SchedConfig::Blp(c) => AnyScheduler::Blp(Blp::new(c, seed)),
+            SchedConfig::Peekaboo(c) => AnyScheduler::Peekaboo(Peekaboo::new(c, seed)),
         }
     }
 }

@@ -40,7 +40,7 @@
 //!   only when x_f ≠ x_s). When no eligible path has space, `Wait`.
 //! - RTTs are SRTTs; backups follow `eligible`; ties between equal RTTs go to the lower id.
 
-use super::{eligible, rtt_key, ConnView, Decision, PathView, Scheduler};
+use super::{fast_and_slow, ConnView, Decision, PathView, Scheduler};
 use crate::cc::options::OptValue;
 use crate::cc::Options;
 use serde::Serialize;
@@ -88,18 +88,10 @@ impl Ecf {
 
 impl Scheduler for Ecf {
     fn select(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision {
-        let Some(fast) = eligible(paths).min_by_key(rtt_key) else {
-            return Decision::Wait;
+        let (fast, slow) = match fast_and_slow(paths) {
+            Ok(pair) => pair,
+            Err(decision) => return decision,
         };
-        if fast.has_space {
-            return Decision::Send(fast.id);
-        }
-        let Some(slow) = eligible(paths).filter(|p| p.has_space).min_by_key(rtt_key) else {
-            return Decision::Wait;
-        };
-        if fast.srtt == 0 || slow.srtt == 0 {
-            return Decision::Send(slow.id);
-        }
         let rtt_f = fast.srtt as f64;
         let rtt_s = slow.srtt as f64;
         let delta = fast.rttvar.max(slow.rttvar) as f64;

@@ -20,16 +20,20 @@
 //! summarises sources and interpretations.
 
 pub mod blest;
+pub mod blp;
 mod config;
 pub mod cpf;
 pub mod ecf;
 pub mod linger;
 pub mod minrtt;
 pub mod otias;
+pub mod peekaboo;
 pub mod redundant;
 pub mod roundrobin;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_blp;
 
 pub use config::SchedConfig;
 use mptlab_engine::Time;
@@ -114,6 +118,8 @@ pub enum AnyScheduler {
     Ecf(ecf::Ecf),
     Cpf(cpf::Cpf),
     Otias(otias::Otias),
+    Blp(blp::Blp),
+    Peekaboo(peekaboo::Peekaboo),
 }
 
 impl Scheduler for AnyScheduler {
@@ -128,6 +134,8 @@ impl Scheduler for AnyScheduler {
             AnyScheduler::Ecf(s) => s.select(conn, paths),
             AnyScheduler::Cpf(s) => s.select(conn, paths),
             AnyScheduler::Otias(s) => s.select(conn, paths),
+            AnyScheduler::Blp(s) => s.select(conn, paths),
+            AnyScheduler::Peekaboo(s) => s.select(conn, paths),
         }
     }
 }
@@ -144,6 +152,20 @@ impl AnyScheduler {
             AnyScheduler::Ecf(_) => "ecf",
             AnyScheduler::Cpf(_) => "cpf",
             AnyScheduler::Otias(_) => "otias",
+            AnyScheduler::Blp(_) => "blp",
+            AnyScheduler::Peekaboo(_) => "peekaboo",
+        }
+    }
+
+    /// Hand a new blocking threshold to a scheduler that has one (BLP's BT, seed 002 §III: set
+    /// periodically by a learned model). False, and nothing changes, for the others.
+    pub fn set_threshold(&mut self, bt: f64) -> bool {
+        match self {
+            AnyScheduler::Blp(s) => {
+                s.set_threshold(bt);
+                true
+            }
+            _ => false,
         }
     }
 }
@@ -168,4 +190,25 @@ pub fn backups_only(paths: &[PathView]) -> bool {
 #[inline]
 pub fn rtt_key(p: &&PathView) -> (Time, usize) {
     (p.srtt, p.id)
+}
+
+/// The fast path (lowest SRTT among eligible paths) and the slow path (lowest SRTT among the
+/// eligible paths with space) for schedulers that weigh waiting for the fast path (ECF,
+/// Peekaboo). `Err` is the decision when there is nothing to weigh: no eligible path (wait),
+/// the fast path has space (send there), no other path has space (wait), or either path has
+/// no RTT sample yet (send on the slow path).
+pub(crate) fn fast_and_slow(paths: &[PathView]) -> Result<(&PathView, &PathView), Decision> {
+    let Some(fast) = eligible(paths).min_by_key(rtt_key) else {
+        return Err(Decision::Wait);
+    };
+    if fast.has_space {
+        return Err(Decision::Send(fast.id));
+    }
+    let Some(slow) = eligible(paths).filter(|p| p.has_space).min_by_key(rtt_key) else {
+        return Err(Decision::Wait);
+    };
+    if fast.srtt == 0 || slow.srtt == 0 {
+        return Err(Decision::Send(slow.id));
+    }
+    Ok((fast, slow))
 }

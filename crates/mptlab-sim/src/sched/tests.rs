@@ -382,7 +382,7 @@ fn rng(index: u64) -> RngStream {
     RngStream::new(0x5eed, StreamId::new(0x5c4e, index))
 }
 
-fn below(r: &mut RngStream, n: u64) -> u64 {
+pub(super) fn below(r: &mut RngStream, n: u64) -> u64 {
     r.next_u64() % n
 }
 
@@ -514,16 +514,52 @@ fn every_config() -> Vec<SchedConfig> {
     v
 }
 
-fn random_view(r: &mut RngStream, now: Time) -> (ConnView, Vec<PathView>) {
-    let n = below(r, 6) as usize;
+/// How `random_view_with` draws views: the general fuzz (`BROAD`) and one with fewer paths and
+/// more of them usable and measured, where learning schedulers get to decide (`tests_blp.rs`).
+pub(super) struct ViewProfile {
+    pub max_paths: u64,
+    pub p_no_srtt: f64,
+    pub max_srtt: Time,
+    pub max_cwnd_segs: u64,
+    pub p_usable: f64,
+    pub p_idle_queue: f64,
+    pub max_queued: u64,
+    pub p_backup: f64,
+    /// Window space and unacknowledged bytes below this; greedy (unbounded) with `p_open_window`.
+    pub max_window: u64,
+    pub p_open_window: f64,
+    pub max_unsent: u64,
+}
+
+pub(super) const BROAD: ViewProfile = ViewProfile {
+    max_paths: 6,
+    p_no_srtt: 0.15,
+    max_srtt: 500 * MS,
+    max_cwnd_segs: 200,
+    p_usable: 0.7,
+    p_idle_queue: 0.5,
+    max_queued: 1 << 20,
+    p_backup: 0.2,
+    max_window: 1 << 24,
+    p_open_window: 0.2,
+    max_unsent: 1 << 24,
+};
+
+/// Random path and connection views for the fuzz tests.
+pub(super) fn random_view(r: &mut RngStream, now: Time) -> (ConnView, Vec<PathView>) {
+    random_view_with(r, now, &BROAD)
+}
+
+pub(super) fn random_view_with(r: &mut RngStream, now: Time, g: &ViewProfile) -> (ConnView, Vec<PathView>) {
+    let n = below(r, g.max_paths) as usize;
     let paths = (0..n)
         .map(|id| {
             let mss = 500 + below(r, 1001) as u32;
-            let srtt = if r.bernoulli(0.15) { 0 } else { 1 + below(r, 500 * MS) };
-            let cwnd = if r.bernoulli(0.05) { 0 } else { below(r, 200) * mss as u64 };
+            let srtt = if r.bernoulli(g.p_no_srtt) { 0 } else { 1 + below(r, g.max_srtt) };
+            let cwnd = if r.bernoulli(0.05) { 0 } else { below(r, g.max_cwnd_segs) * mss as u64 };
             PathView {
                 id,
-                usable: r.bernoulli(0.7),
+                usable: r.bernoulli(g.p_usable),
                 has_space: r.bernoulli(0.5),
                 can_queue: r.bernoulli(0.5),
                 srtt,
@@ -531,11 +567,11 @@ fn random_view(r: &mut RngStream, now: Time) -> (ConnView, Vec<PathView>) {
                 min_rtt: if srtt == 0 { 0 } else { 1 + below(r, srtt) },
                 cwnd,
                 in_flight: below(r, 2 * cwnd + 1),
-                queued: if r.bernoulli(0.5) { 0 } else { below(r, 1 << 20) },
+                queued: if r.bernoulli(g.p_idle_queue) { 0 } else { below(r, g.max_queued) },
                 pacing_rate: if r.bernoulli(0.2) { 0 } else { 1 + below(r, 1 << 32) },
                 mss,
                 priority: below(r, 4) as u32,
-                backup: r.bernoulli(0.2),
+                backup: r.bernoulli(g.p_backup),
                 segments_sent: below(r, 1 << 20),
                 retransmissions: below(r, 1 << 10),
                 bytes_acked: below(r, 1 << 30),
@@ -545,9 +581,9 @@ fn random_view(r: &mut RngStream, now: Time) -> (ConnView, Vec<PathView>) {
     let chunk = 1 + below(r, 1500) as u32;
     let conn = ConnView {
         now,
-        unsent: if r.bernoulli(0.3) { GREEDY } else { below(r, 1 << 24) },
-        window_space: if r.bernoulli(0.2) { GREEDY } else { below(r, 1 << 24) },
-        unacked: below(r, 1 << 24),
+        unsent: if r.bernoulli(0.3) { GREEDY } else { below(r, g.max_unsent) },
+        window_space: if r.bernoulli(g.p_open_window) { GREEDY } else { below(r, g.max_window) },
+        unacked: below(r, g.max_window),
         send_buffer: 1 << 22,
         chunk,
     };
@@ -591,7 +627,7 @@ fn check(may_queue: bool, paths: &[PathView], d: Decision) -> Result<(), String>
 fn work_conserving(c: &SchedConfig) -> bool {
     match c {
         SchedConfig::Default(l) => !l.queue,
-        SchedConfig::Blest(_) | SchedConfig::Ecf(_) => false,
+        SchedConfig::Blest(_) | SchedConfig::Ecf(_) | SchedConfig::Blp(_) | SchedConfig::Peekaboo(_) => false,
         _ => true,
     }
 }

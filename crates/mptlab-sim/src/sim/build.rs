@@ -17,6 +17,8 @@ use mptlab_engine::{Arena, EventQueue, LazyTimer, RngStream, StreamId};
 /// Stream kinds: each random component draws from (seed, kind, id).
 const STREAM_LINK: u64 = 1;
 const STREAM_APP: u64 = 2;
+/// Schedulers that draw (BLP's blocking probability, Peekaboo's exploration).
+const STREAM_SCHEDULER: u64 = 3;
 
 /// Wire bytes of one application write sent as datagrams of at most `payload` bytes.
 fn udp_wire_bytes(write: u64, payload: u32) -> u64 {
@@ -79,7 +81,9 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
                     priorities: m.paths.iter().map(|p| p.priority).collect(),
                     backups: m.paths.iter().map(|p| p.backup).collect(),
                 };
-                let snd = MptcpSender::new(m.mptcp, sub, ccs, m.scheduler.build(), m.scheduler.may_queue(), m.scheduler.picks_only_choice());
+                let sched_seed = RngStream::new(spec.seed, StreamId::named(STREAM_SCHEDULER, &f.name)).next_u64();
+                let sched = m.scheduler.build_seeded(sched_seed);
+                let snd = MptcpSender::new(m.mptcp, sub, ccs, sched, m.scheduler.may_queue(), m.scheduler.picks_only_choice());
                 let rcv = MptcpReceiver::new(m.paths.len(), cfg.sack, cfg.delayed_ack, cfg.mss, cfg.handshake, m.mptcp.recv_buffer);
                 mp = Some(Box::new(MpMetrics::new(m.paths.len(), trace_every, duration)));
                 (Proto::Tcp, Transport::Mptcp { snd: Box::new(snd), rcv: Box::new(rcv) }, App::new(&f.app, None, rng))

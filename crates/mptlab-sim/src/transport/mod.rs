@@ -5,5 +5,6 @@
 
 pub mod segment;
 pub mod mptcp;
+pub mod quic;
 pub mod tcp;
 pub mod udp;

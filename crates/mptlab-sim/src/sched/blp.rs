@@ -1,0 +1,296 @@
+//! BLP, blocking probability: minRTT while the paths are alike, a probability-weighted BLEST
+//! blocking test once their RTTs differ by at least the blocking threshold BT.
+//!
+//! Source: seed 002, S. Das, J. Guo, K. Parsons et al., "Learning Based Scheduling and Adaptive
+//! Congestion Control for Multipath QUIC", IEEE ICC Workshops 2025 (MERL TR2025-083), §III,
+//! eq. (1) and Algorithm 1. The controller of §IV is `cc/adaptive.rs`.
+//!
+//! Algorithm 1, as implemented (line numbers are the paper's):
+//!
+//! ```text
+//!  1–3   one eligible path: send on it
+//!  5–7   a path without an RTT sample: lpid = (lpid + 1) mod n, send there (probe it)
+//!  9–20  x_f = lowest RTT, x_s = the other (here: lowest RTT among the paths with space)
+//! 21–22  x_f has window space: send on x_f
+//! 24     bytes_left = tx − (B_s + mss_s)
+//! 25     nc = ⌈bytes_left / mss_s⌉
+//! 26     ratio = rtt_s / rtt_f
+//! 27–28  ratio < BT: send on x_s                                   (MinRTT mode)
+//!        pf = B_s / (B_s + B_f) · rtt_s / rtt_f · 1 / nc           (eq. (1))
+//! 30     sm = pf · mss_f · ratio · (cwnd_f + ratio / 2)
+//! 31     λ = pf · (λ + Δλ)
+//! 32–35  sm · λ > bytes_left: wait for x_f (blocking mode), else send on x_s
+//! ```
+//!
+//! Interpretations (where the pseudo-code is inconsistent or silent):
+//! - Heterogeneity is the RTT ratio rtt_s/rtt_f ≥ 1 (line 26 writes it into `rtt_f`; here it is
+//!   a separate `ratio`, and line 30's `rtt_f` is that ratio, since line 26 reassigned it). The
+//!   comparison is line 27's strict `ratio < BT`: at ratio = BT BLP is in blocking mode.
+//! - Line 6 divides, `(lpid + 1) / subflows_size`, which would pin lpid to 0; read as
+//!   `mod`: paths without an RTT sample are probed in turn. Here: when any eligible path has no
+//!   SRTT yet, the next eligible path with space after the last one used (by id, cyclically).
+//! - Algorithm 1 names two paths (ids 0 and 1, "current" and "next" subflow). With more, x_f is
+//!   the eligible path with the lowest SRTT whether or not it has space and x_s the lowest-SRTT
+//!   path with space, as in `blest.rs`. `lastrtt` is the SRTT (`PathView::srtt`).
+//! - Line 33 "lpid = fpid" in the else-branch of "x_f has window space" sends on a path with no
+//!   window: the chunk waits for x_f. Here that is `Decision::Wait` (lpid still becomes x_f).
+//! - tx (the connection's "transmission buffer") is the connection-level send window,
+//!   `window_space + unacked`, as |M| in BLEST; B_s and B_f are a path's `in_flight + queued`
+//!   (its bytes not yet acknowledged); mss_s, mss_f are the paths' MSS; cwnd_f is in segments
+//!   (`cwnd / mss_f`), so sm is in bytes, like BLEST's X.
+//!   The ns-3 MPQUIC module the paper runs (its ref. [14], `mp-quic-scheduler.cc`, BLEST) uses
+//!   the socket's free transmit buffer (`GetTxAvailable`) for tx; the window reading is kept here
+//!   for consistency with `blest.rs`.
+//! - nc may be 0 or negative (the window is already full): pf then uses nc = 1, and line 32
+//!   compares with the negative bytes_left, so a nonzero estimate blocks.
+//! - eq. (1) has no term for the "number of flows" the text mentions; the equation is used as
+//!   printed. B_s + B_f = 0 gives pf = 0.
+//! - λ is updated by line 31 on every blocking-mode evaluation (not by the BLEST rule the text
+//!   recalls: ± Δλ on head-of-line events). Initial λ = 1 (§III: "initially set to 1"). With
+//!   pf ≥ 1 the recurrence grows geometrically, so λ is kept ≤ `LAMBDA_CAP` (a numerical guard,
+//!   not part of the model).
+//! - "Blocking occurs with a calculated probability": Algorithm 1 uses pf as a weight, with no
+//!   random draw; that is the default. Option `randomized = true` adds the reading of the text:
+//!   a blocking outcome of line 32 is kept with probability min(pf, 1), drawn from the
+//!   scheduler's own seeded stream (`SchedConfig::build_seeded`), so runs replay exactly.
+//! - BT is learned offline in the paper (stacked classifier over path statistics, §III); no
+//!   value is given. The default 2.0 is ours: below a ratio of 2 a chunk sent now on x_s
+//!   (arriving after rtt_s/2) is not later than one that waits on average rtt_f/2 for x_f's
+//!   window and then rtt_f/2 to arrive, so blocking cannot pay off. `set_threshold` lets a
+//!   learner replace BT at run time.
+//! - Δλ: the paper studies five values, naming 0 (its headline results), 0.001 (best heterogeneous
+//!   throughput, Fig. 9(b)) and 0.003 (Fig. 8(b)); default 0.001.
+
+use super::{eligible, rtt_key, ConnView, Decision, PathView, Scheduler};
+use crate::cc::options::OptValue;
+use crate::cc::Options;
+use serde::Serialize;
+
+/// Upper bound on λ: line 31's recurrence is unbounded when pf ≥ 1 repeatedly (a guard against
+/// overflow to infinity, far above any value that changes a decision).
+pub const LAMBDA_CAP: f64 = 1e12;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BlpConfig {
+    /// Blocking threshold BT on the RTT ratio rtt_s/rtt_f (ours: 2.0, see the file header).
+    pub threshold: f64,
+    /// Δλ of line 31 (seed 002 §V studies five values; 0.001 is its best heterogeneous case).
+    pub delta_lambda: f64,
+    /// Initial λ (§III: 1).
+    pub lambda: f64,
+    /// Keep a blocking outcome only with probability min(pf, 1) (seeded draw); false is
+    /// Algorithm 1 as printed.
+    pub randomized: bool,
+}
+
+impl Default for BlpConfig {
+    fn default() -> Self {
+        Self { threshold: 2.0, delta_lambda: 0.001, lambda: 1.0, randomized: false }
+    }
+}
+
+impl Options for BlpConfig {
+    const NAMES: &'static [&'static str] = &["threshold", "delta_lambda", "lambda", "randomized"];
+    fn set(&mut self, key: &str, v: OptValue) -> Result<(), String> {
+        match key {
+            "threshold" => self.threshold = v.number(0.0, 1e6)?,
+            "delta_lambda" => self.delta_lambda = v.number(0.0, 1.0)?,
+            "lambda" => self.lambda = v.number(0.0, 1e6)?,
+            "randomized" => self.randomized = v.boolean()?,
+            _ => unreachable!("checked against NAMES"),
+        }
+        Ok(())
+    }
+}
+
+/// A scheduler's own random stream: SplitMix64 in counter mode (output n = mix(seed' + n·γ)),
+/// so it is `Clone` and `Debug` like the scheduler and depends only on the seed and the number
+/// of draws.
+#[derive(Clone, Debug)]
+pub struct SchedRng {
+    state: u64,
+}
+
+impl SchedRng {
+    /// `kind` separates the streams of different schedulers built from one seed.
+    pub fn new(seed: u64, kind: u64) -> Self {
+        Self { state: mix(seed ^ mix(kind)) }
+    }
+
+    /// Uniform in [0, 1) with 53 random bits.
+    pub fn uniform(&mut self) -> f64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        (mix(self.state) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    pub fn bernoulli(&mut self, p: f64) -> bool {
+        p > 0.0 && self.uniform() < p
+    }
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Stream tag of BLP's draws ("blp").
+const RNG_KIND: u64 = 0x626c70;
+
+/// The quantities of one blocking-mode evaluation (lines 24–32), kept for traces and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BlpEstimate {
+    pub bytes_left: f64,
+    pub nc: f64,
+    pub ratio: f64,
+    pub pf: f64,
+    pub sm: f64,
+    /// λ after line 31.
+    pub lambda: f64,
+    /// Line 32's outcome (before a randomized draw).
+    pub blocks: bool,
+}
+
+/// seed 002, eq. (1): pf = B_s/(B_s+B_f) · rtt_s/rtt_f · 1/nc (0 when B_s + B_f = 0; nc ≥ 1).
+pub fn probability_factor(b_s: f64, b_f: f64, ratio: f64, nc: f64) -> f64 {
+    if b_s + b_f <= 0.0 {
+        return 0.0;
+    }
+    b_s / (b_s + b_f) * ratio / nc.max(1.0)
+}
+
+#[derive(Clone, Debug)]
+pub struct Blp {
+    cfg: BlpConfig,
+    threshold: f64,
+    lambda: f64,
+    /// Algorithm 1's lpid: the last path chosen (also when the choice meant waiting for it).
+    lpid: usize,
+    rng: SchedRng,
+    last: Option<BlpEstimate>,
+}
+
+impl Blp {
+    pub fn new(cfg: &BlpConfig, seed: u64) -> Self {
+        Self {
+            cfg: cfg.clone(),
+            threshold: cfg.threshold,
+            lambda: cfg.lambda,
+            lpid: 0,
+            rng: SchedRng::new(seed, RNG_KIND),
+            last: None,
+        }
+    }
+
+    /// Replace the blocking threshold BT (the hook for the learned model of §III, which sets it
+    /// periodically). Negative or non-finite values are ignored.
+    pub fn set_threshold(&mut self, bt: f64) {
+        if bt.is_finite() && bt >= 0.0 {
+            self.threshold = bt;
+        }
+    }
+
+    pub fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    /// The correction factor λ.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    /// Algorithm 1's lpid.
+    pub fn last_path(&self) -> usize {
+        self.lpid
+    }
+
+    /// The last blocking-mode evaluation (lines 24–32), if any.
+    pub fn last_estimate(&self) -> Option<BlpEstimate> {
+        self.last
+    }
+
+    /// Lines 24–32 for a full fast path `fast` and the candidate `slow`; updates λ.
+    fn evaluate(&mut self, conn: &ConnView, fast: &PathView, slow: &PathView, ratio: f64) -> BlpEstimate {
+        let mss_s = slow.mss.max(1) as f64;
+        let mss_f = fast.mss.max(1) as f64;
+        let b_s = slow.in_flight.saturating_add(slow.queued) as f64;
+        let b_f = fast.in_flight.saturating_add(fast.queued) as f64;
+        let tx = conn.window_space.saturating_add(conn.unacked) as f64;
+        // Line 24: bytes_left = tx − (B_s + mss_s).
+        let bytes_left = tx - (b_s + mss_s);
+        // Line 25: nc = ⌈bytes_left / mss_s⌉ (at least 1 where it divides).
+        let nc = (bytes_left / mss_s).ceil().max(1.0);
+        let pf = probability_factor(b_s, b_f, ratio, nc);
+        // Line 30: sm = pf · mss_f · ratio · (cwnd_f + ratio/2), cwnd_f in segments.
+        let cwnd_f = fast.cwnd as f64 / mss_f;
+        let sm = pf * mss_f * ratio * (cwnd_f + ratio / 2.0);
+        // Line 31: λ = pf · (λ + Δλ).
+        self.lambda = (pf * (self.lambda + self.cfg.delta_lambda)).min(LAMBDA_CAP);
+        // Line 32.
+        let blocks = sm * self.lambda > bytes_left;
+        BlpEstimate { bytes_left, nc, ratio, pf, sm, lambda: self.lambda, blocks }
+    }
+
+    /// Lines 5–7: the next eligible path with space after lpid, cyclically by id.
+    fn probe(&mut self, paths: &[PathView]) -> Decision {
+        let cands = eligible(paths).filter(|p| p.has_space);
+        let after = cands.clone().filter(|p| p.id > self.lpid).min_by_key(|p| p.id);
+        match after.or_else(|| cands.min_by_key(|p| p.id)) {
+            Some(p) => {
+                self.lpid = p.id;
+                Decision::Send(p.id)
+            }
+            None => Decision::Wait,
+        }
+    }
+}
+
+impl Scheduler for Blp {
+    fn select(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision {
+        let mut it = eligible(paths);
+        let (Some(first), second) = (it.next(), it.next()) else {
+            return Decision::Wait;
+        };
+        // Lines 1–3: one path.
+        if second.is_none() {
+            return if first.has_space {
+                self.lpid = first.id;
+                Decision::Send(first.id)
+            } else {
+                Decision::Wait
+            };
+        }
+        // Lines 5–7: a path without an RTT sample.
+        if eligible(paths).any(|p| p.srtt == 0) {
+            return self.probe(paths);
+        }
+        // Lines 9–20.
+        let fast = eligible(paths).min_by_key(rtt_key).expect("two eligible paths");
+        // Lines 21–22.
+        if fast.has_space {
+            self.lpid = fast.id;
+            return Decision::Send(fast.id);
+        }
+        let Some(slow) = eligible(paths).filter(|p| p.has_space).min_by_key(rtt_key) else {
+            return Decision::Wait;
+        };
+        // Line 26.
+        let ratio = slow.srtt as f64 / fast.srtt as f64;
+        // Lines 27–28: MinRTT mode.
+        if ratio < self.threshold {
+            self.lpid = slow.id;
+            return Decision::Send(slow.id);
+        }
+        // Lines 24–25, 30–32: blocking mode.
+        let est = self.evaluate(conn, fast, slow, ratio);
+        self.last = Some(est);
+        let block = est.blocks && (!self.cfg.randomized || self.rng.bernoulli(est.pf.min(1.0)));
+        if block {
+            self.lpid = fast.id;
+            Decision::Wait
+        } else {
+            self.lpid = slow.id;
+            Decision::Send(slow.id)
+        }
+    }
+}
