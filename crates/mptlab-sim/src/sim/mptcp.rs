@@ -120,16 +120,19 @@ impl Simulation {
                 continue;
             }
             let params = CcParams { mss: m.config.mss, initial_cwnd_segments: m.config.initial_cwnd_segments };
-            let fresh: Vec<_> = touching.iter().map(|_| m.cc.build(params)).collect();
-            for (path, cc) in touching.into_iter().zip(fresh) {
-                if up {
+            // A closed subflow restarts with a fresh controller (built now: `spec` is borrowed).
+            let fresh: Vec<_> = if up { Vec::new() } else { touching.iter().map(|_| m.cc.build(params)).collect() };
+            if up {
+                for path in touching {
                     let Transport::Mptcp { snd, .. } = &mut self.flows[f].transport else { continue };
                     if snd.reopen_subflow(path) {
                         let at = now + snd.join_delay();
                         self.queue.schedule(at, Ev::Join(f as u32, path as u16));
                     }
-                    continue;
                 }
+                continue;
+            }
+            for (path, cc) in touching.into_iter().zip(fresh) {
                 let mut epoch = None;
                 self.drive_mptcp(now, f, |snd, _, out| {
                     if snd.subs[path].state != SubState::Closed {

@@ -290,7 +290,7 @@ impl MptcpSender {
         self.tmp.clear();
         s.snd.start(now, &mut self.tmp);
         self.flush(i, out);
-        if !self.tcp.handshake || s_established(&self.subs[i]) {
+        if self.subs[i].snd.is_established() {
             self.push(now, out);
         }
     }
@@ -671,11 +671,6 @@ impl MptcpSender {
 #[inline]
 fn s_usable(s: &Subflow) -> bool {
     s.state == SubState::Active && s.snd.is_established() && !s.pf
-}
-
-#[inline]
-fn s_established(s: &Subflow) -> bool {
-    s.snd.is_established()
 }
 
 fn chunked_sender(tcp: TcpConfig, cc: AnyCc) -> TcpSender {
