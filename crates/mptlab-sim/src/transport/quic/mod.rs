@@ -1,7 +1,7 @@
-//! QUIC loss detection, RTT estimation and acknowledgment generation (RFC 9002, RFC 9000 §13.2):
-//! the first building block of QUIC and multipath QUIC. Sans-IO like the rest of `transport`:
-//! every call takes `now`, nothing reads a clock or touches the network; deadlines are returned
-//! for the caller to put into the event queue.
+//! QUIC loss detection, RTT estimation, acknowledgment generation (RFC 9002, RFC 9000 §13.2),
+//! streams and flow control (RFC 9000 §2–§4): the first building blocks of QUIC and multipath
+//! QUIC. Sans-IO like the rest of `transport`: every call takes `now`, nothing reads a clock or
+//! touches the network; deadlines are returned for the caller to put into the event queue.
 //!
 //! What is modelled:
 //! - `rtt`: latest_rtt, min_rtt, smoothed_rtt, rttvar with ACK-delay adjustment (RFC 9002 §5),
@@ -14,20 +14,42 @@
 //!   (§7.6). Multipath QUIC holds one per path.
 //! - `ack`: `AckManager`, the receiver's ranges, duplicate detection and ACK policy (RFC 9000
 //!   §13.2.1–§13.2.5).
+//! - `streams`: `SendStreams` / `RecvStreams`, STREAM frames chosen for packets (retransmissions
+//!   before new data, round-robin among streams) and reassembled per stream without head-of-line
+//!   blocking across streams, with FIN and final size (RFC 9000 §2–§3, §4.5).
+//! - `flow`: `SendCredit` / `RecvWindow`, stream- and connection-level flow control with blocked
+//!   signalling and a half-window auto-increase policy (RFC 9000 §4).
+//! - `cc`: `QuicCongestion`, RFC 9002 §7 onto `cc::CongestionControl` (any registry controller):
+//!   recovery periods (§7.3.2), the persistent-congestion collapse to kMinimumWindow (§7.6.2),
+//!   app-limited tracking (§7.8), delivery-rate samples for BBR carried in the packet payload.
 //!
-//! Not yet (to come with the transport): streams and stream reassembly, flow control, the
-//! handshake and packet number spaces other than 1-RTT, frames and packets on the wire (sizes,
-//! encodings, ACK Delay exponent), ECN, the congestion controller glue (RFC 9002 §7 onto
-//! `cc::CongestionControl`), pacing, path management and the multipath scheduler.
+//! Not yet (to come with the transport): the handshake and packet number spaces other than
+//! 1-RTT, stream types and limits (MAX_STREAMS, RESET_STREAM, STOP_SENDING), frames and packets
+//! on the wire (sizes, encodings, ACK Delay exponent), ECN (RFC 9002 §7.4), the pacer itself
+//! (§7.7: `cc` passes the controller's rate through), path management and the multipath
+//! scheduler.
 
 pub mod ack;
+pub mod cc;
+pub mod flow;
 pub mod recovery;
 pub mod rtt;
 pub mod sent;
+pub mod streams;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_cc;
+#[cfg(test)]
+mod tests_streams;
 
 pub use ack::{AckConfig, AckFrame, AckManager, Received};
+pub use cc::{initial_window_datagrams, CcPayload, QuicCongestion, WithTx};
+pub use flow::{FlowControlError, RecvWindow, SendCredit, FLOW_CONTROL_ERROR};
 pub use recovery::{AckError, LossRecovery, RecoveryConfig, RecoveryOutcome, Timeout, TimerKind};
 pub use rtt::{RttEstimator, GRANULARITY, INITIAL_RTT};
 pub use sent::SentPacket;
+pub use streams::{
+    RangeSet, RecvConfig, RecvStats, RecvStream, RecvStreams, SendStats, SendStream, SendStreams, StreamError, StreamFrame,
+    FINAL_SIZE_ERROR,
+};
