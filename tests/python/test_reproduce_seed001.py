@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO, mptlab
 from mptlab.reproduce.common import permutation_p, spearman
 from mptlab.reproduce.seed001_compare import pair_effect_p, peak_times, trend
-from mptlab.reproduce.seed001_figures import FIGURES
+from mptlab.reproduce.seed001_figures import FIGURES, figtext_comparison
 from mptlab.reproduce.seed001_table import (
     PAIRS,
     RUN_COLUMNS,
@@ -27,6 +27,7 @@ from mptlab.reproduce.seed001_table import (
 )
 
 PUBLISHED = pd.read_csv(REPO / "reference" / "seed001.csv")
+FIGTEXT = pd.read_csv(REPO / "reference" / "seed001_figtext.csv")
 
 
 def _runs(rows: list[dict]) -> pd.DataFrame:
@@ -184,12 +185,61 @@ def test_table3_markdown_has_twelve_pair_columns_and_twelve_metric_rows(repro: P
     assert all(len(ln.strip("|").split("|")) == 13 for ln in lines)
 
 
-def test_figures_exist_as_valid_png_and_svg(repro: Path) -> None:
-    for stem, *_ in FIGURES:
+def test_figures_3_and_4_are_valid_png_and_svg_with_six_axes_each(repro: Path) -> None:
+    assert [stem for stem, *_ in FIGURES] == ["fig3", "fig4"]
+    for stem in ("fig3", "fig4"):
         png = repro / "figures" / f"{stem}.png"
         svg = repro / "figures" / f"{stem}.svg"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
-        assert ET.parse(svg).getroot().tag.endswith("svg"), svg
+        root = ET.parse(svg).getroot()
+        assert root.tag.endswith("svg"), svg
+        # matplotlib writes one <g id="axes_N"> per Axes: 3 path CCs x 2 quantities
+        axes = [g for g in root.iter() if g.tag.endswith("}g") and re.fullmatch(r"axes_\d+", g.get("id", ""))]
+        assert len(axes) == 6, (svg, len(axes))
+
+
+def test_figtext_comparison_on_known_series() -> None:
+    rows = []
+    for m in ("LIA", "OLIA", "BALIA", "wVegas"):
+        for p in ("Reno", "Cubic", "BBR"):
+            for k in range(11):
+                t = k / 10
+                rows += [
+                    {"mptcp_cc": m, "path_cc": p, "seed": 1, "series": "srtt_ms", "entity": "s/path0", "t_s": t,
+                     "value": 80.0 + (10.0 if k % 2 else -10.0)},  # peak-to-peak 20 -> ±10
+                    {"mptcp_cc": m, "path_cc": p, "seed": 1, "series": "protocol_delay_ms", "entity": "s", "t_s": t,
+                     "value": 60.0 + 10.0 * k},  # 60..160, mean 110
+                    {"mptcp_cc": m, "path_cc": p, "seed": 1, "series": "hol_degree_ms", "entity": "s", "t_s": t,
+                     "value": 5.0 * k + (20.0 if (m, p) == ("LIA", "Reno") else 0.0)},
+                ]
+    frame = pd.DataFrame(rows)
+    runs = pd.DataFrame([{"mptcp_cc": m, "path_cc": p, "seed": s, "zeta_av": 10.0, "zeta_max": 50.0 * s}
+                         for m in ("LIA", "OLIA", "BALIA", "wVegas") for p in ("Reno", "Cubic", "BBR") for s in (1, 4)])
+    got = figtext_comparison(FIGTEXT, frame, "s", runs, {"Reno": 1, "Cubic": 1, "BBR": 1})
+    assert len(got) == len(FIGTEXT)
+    by = {(q.split(":")[0]): v for q, v in zip(got["quoted"], got["measured"])}
+    assert by["srtt_fluctuation_first_lte approx_plus_minus"] == pytest.approx(10.0)
+    assert by["protocol_delay approx_mean"] == pytest.approx(110.0)
+    assert by["protocol_delay single_peak"] == pytest.approx(160.0)
+    assert by["protocol_delay occasional_peak"] == pytest.approx(160.0)
+    peaks = got[got["quoted"].str.startswith("hol_degree peak")].set_index("figure")["measured"]
+    assert peaks["Fig4a"] == pytest.approx(70.0) and peaks["Fig4c"] == pytest.approx(50.0)
+    assert by["hol_degree other_runs_factor_max"] == pytest.approx(200.0 / 50.0)
+    assert by["hol_degree approx_average"] == pytest.approx(10.0)
+    assert np.isnan(by["srtt_fluctuation_second_lte max_plus_minus"])  # no path-2 series given
+
+
+def test_report_has_one_figtext_row_with_a_number_per_quoted_value(repro: Path) -> None:
+    report = (repro / "report.md").read_text()
+    section = report[report.index("## Values the text reads off Figs. 3–4"):]
+    section = section.split("\n## ", 1)[0]
+    rows = [ln for ln in section.splitlines() if ln.startswith("| ") and not ln.startswith("| §")]
+    assert len(rows) == len(FIGTEXT)
+    for ln, ref in zip(rows, FIGTEXT.itertuples()):
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        assert cells[0] == ref.section and cells[1] == ref.figure
+        assert f"{ref.metric} {ref.statistic}" in cells[3]
+        assert math.isfinite(float(cells[4])), ln
 
 
 def test_report_compares_the_ordering_for_every_metric(repro: Path) -> None:

@@ -167,24 +167,25 @@ def reproduce(
         write_text(out / "table3.csv", table.to_csv(index=False)),
         write_text(out / "table3.md", "Table 3, simulated (published)\n\n" + markdown(table)),
     ]
-    seeds, figures = _figures(folder, ok, out)
+    seeds, figures, frame = _figures(folder, ok, out)
     files += figures
     html = _html_report(folder, out)
     if html is not None:
         files.append(html)
     failed = per_run[per_run["status"] != "ok"]
-    files.append(_report(out, table, failed, ok, seeds, figures, html, folder, ref_path, plan,
+    files.append(_report(out, table, failed, ok, seeds, figures, frame, html, folder, ref_path, plan,
                          command or _command(runs, out, workers, dask, pairs), _core.version()))
     return Reproduction(out=out, table=table, runs=per_run, files=files, failed=len(failed), sweep=folder)
 
 
-def _figures(folder: Path, ok: pd.DataFrame, out: Path) -> tuple[dict[str, int], list[Path]]:
+def _figures(folder: Path, ok: pd.DataFrame, out: Path) -> tuple[dict[str, int], list[Path], pd.DataFrame | None]:
+    """Draw Figs. 3-4 from the representative runs; also return the frame they were drawn from."""
     from mptlab.reproduce.seed001_figures import SERIES, draw_figures, figure_frame, representative_seeds
     from mptlab.sweeps.store import Store
 
     seeds = representative_seeds(ok)
     if not seeds:
-        return seeds, []
+        return seeds, [], None
     names = ", ".join(f"'{s}'" for s in SERIES)
     wanted = ", ".join(str(s) for s in sorted(set(seeds.values())))
     ts = Store(folder).query(
@@ -193,7 +194,8 @@ def _figures(folder: Path, ok: pd.DataFrame, out: Path) -> tuple[dict[str, int],
     )
     ts = ts.merge(pairs_frame(ts[PAIR_COLUMN].unique()), on=PAIR_COLUMN, how="left")
     ts = ts[[seeds.get(p) == s for p, s in zip(ts["path_cc"], ts["seed"])]]
-    return seeds, draw_figures(figure_frame(ts, FLOW), FLOW, out / "figures")
+    frame = figure_frame(ts, FLOW)
+    return seeds, draw_figures(frame, FLOW, out / "figures"), frame
 
 
 def _flow_series(folder: Path, series: str) -> pd.DataFrame:
@@ -214,8 +216,8 @@ def _html_report(folder: Path, out: Path) -> Path | None:
 
 
 def _report(out: Path, table: pd.DataFrame, failed: pd.DataFrame, ok: pd.DataFrame, seeds: dict[str, int],
-            figures: list[Path], html: Path | None, folder: Path, ref_path: Path, plan: Any,
-            command: str, version: str) -> Path:
+            figures: list[Path], frame: pd.DataFrame | None, html: Path | None, folder: Path,
+            ref_path: Path, plan: Any, command: str, version: str) -> Path:
     from mptlab.reproduce.seed001_report import Context, render
 
     from mptlab.reproduce.seed001_compare import peak_times, trend
@@ -237,6 +239,7 @@ def _report(out: Path, table: pd.DataFrame, failed: pd.DataFrame, ok: pd.DataFra
         trend=trend(_flow_series(folder, "goodput_mbps")),
         peaks={label: peak_times(_flow_series(folder, series))
                for label, series in (("T_over(k)", "protocol_delay_ms"), ("ζ(k)", "hol_degree_ms"))},
+        series=frame,
     )
     return write_text(out / "report.md", render(table, ctx, runs=ok))
 

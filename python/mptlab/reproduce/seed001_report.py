@@ -41,6 +41,9 @@ class Context:
     trend: pd.DataFrame | None = None
     #: seed001_compare.peak_times per sampled series ("T_over(k)", "ζ(k)").
     peaks: Mapping[str, float] = field(default_factory=dict)
+    #: The representative runs' time series the figures were drawn from; the figure-text
+    #: values are measured on it (None: not drawn).
+    series: pd.DataFrame | None = None
 
 
 def render(table: pd.DataFrame, ctx: Context, runs: pd.DataFrame | None = None) -> str:
@@ -61,6 +64,7 @@ def render(table: pd.DataFrame, ctx: Context, runs: pd.DataFrame | None = None) 
         _trend_section(ctx.trend, ctx.peaks),
         _why_section(lv),
         _figures_section(ctx),
+        _figtext_section(ctx, runs),
     ]
     return "\n".join(parts)
 
@@ -258,3 +262,49 @@ def _figures_section(ctx: Context) -> str:
         if f.endswith(".png"):
             lines += [f"![{Path(f).stem}]({f})", ""]
     return "\n".join(lines) + "\n"
+
+
+#: The figure-text values the paper quotes (reference/, next to seed001.csv).
+FIGTEXT_REFERENCE = "seed001_figtext.csv"
+
+
+def load_figtext() -> tuple[pd.DataFrame | None, str]:
+    """reference/seed001_figtext.csv and where it was found (None and the reason if not)."""
+    from mptlab.reproduce.common import ReproduceError, reference_file
+
+    try:
+        path = reference_file(FIGTEXT_REFERENCE)
+    except ReproduceError as e:
+        return None, str(e)
+    if path.name != FIGTEXT_REFERENCE:  # $MPTLAB_REFERENCE names seed001.csv itself
+        path = path.with_name(FIGTEXT_REFERENCE)
+    try:
+        return pd.read_csv(path), str(path)
+    except (OSError, ValueError) as e:
+        return None, f"cannot read {path}: {e}"
+
+
+def _figtext_section(ctx: Context, runs: pd.DataFrame | None) -> str:
+    from mptlab.reproduce.seed001 import FLOW
+    from mptlab.reproduce.seed001_figures import figtext_comparison
+
+    head = (
+        "## Values the text reads off Figs. 3–4\n\n"
+        "The paper only describes its figures (§3.1.2–3.1.4); each quoted value is compared with "
+        "the same quantity in the representative runs drawn above (a line is one MPTCP CC × path "
+        "CC of those runs, taken over the whole 10 s run with k = 100 ms; *lines* counts the "
+        "lines, or for the rows measured on all runs the pairs, a value is taken over). The "
+        "definitions are ours: the paper gives none.\n\n"
+    )
+    reference, where = load_figtext()
+    if reference is None:
+        return head + f"Not compared: {where}.\n"
+    if ctx.series is None:
+        return head + "Not compared: no figures were drawn.\n"
+    cmp_ = figtext_comparison(reference, ctx.series, FLOW, runs, dict(ctx.seeds))
+    rows = [[r.section, r.figure, r.pairs, r.quoted, _fmt(r.measured, 1 if r.unit == "ms" else 2),
+             r.lines, r.unit, r.definition] for r in cmp_.itertuples()]
+    return head + markdown_table(
+        rows, ["§", "figure", "MPTCP CC / path CC", "quoted", "measured", "lines", "unit", "definition"],
+        "lllrrrll",
+    )
