@@ -154,7 +154,7 @@ impl MptcpSender {
             .into_iter()
             .enumerate()
             .map(|(i, cc)| Subflow {
-                snd: chunked_sender(tcp, cc),
+                snd: subflow_sender(tcp, cc),
                 map: Mappings::default(),
                 state: SubState::Idle,
                 epoch: 0,
@@ -304,7 +304,7 @@ impl MptcpSender {
         s.state = SubState::Closed;
         s.stats.closed += 1;
         s.epoch = s.epoch.wrapping_add(1);
-        s.snd = chunked_sender(self.tcp, fresh_cc);
+        s.snd = subflow_sender(self.tcp, fresh_cc);
         s.map.clear();
         s.pf = false;
         s.rtos_seen = 0;
@@ -673,8 +673,8 @@ fn s_usable(s: &Subflow) -> bool {
     s.state == SubState::Active && s.snd.is_established() && !s.pf
 }
 
-fn chunked_sender(tcp: TcpConfig, cc: AnyCc) -> TcpSender {
+fn subflow_sender(tcp: TcpConfig, cc: AnyCc) -> TcpSender {
     let mut snd = TcpSender::new(tcp, cc);
-    snd.set_chunked();
+    snd.set_mptcp_subflow();
     snd
 }

@@ -106,11 +106,11 @@ pub struct TcpSender {
     /// RFC 8985 RACK.xmit_ts: the latest send time among delivered segments.
     rack_xmit_ts: Time,
     tlp: Tlp,
-    /// MPTCP subflows: each write is one chunk with its own DSS mapping, and a segment never
+    /// An MPTCP subflow: each write is one chunk with its own DSS mapping, and a segment never
     /// spans two chunks (Linux does not collapse skbs with different mappings); the peer's
-    /// window is the connection's business (`peer_window`). Ends of the written chunks not yet
-    /// fully sent, in order.
-    chunked: bool,
+    /// window is the connection's business (`peer_window`).
+    mptcp_subflow: bool,
+    /// Subflows: ends of the written chunks not yet fully sent, in order.
     chunk_ends: std::collections::VecDeque<u64>,
     pub stats: SenderStats,
 }
@@ -143,7 +143,7 @@ impl TcpSender {
             cwnd_limited: false,
             rack_xmit_ts: 0,
             tlp: Tlp::default(),
-            chunked: false,
+            mptcp_subflow: false,
             chunk_ends: std::collections::VecDeque::new(),
             limited_transmit_bytes: 0,
             partial_acks: 0,
@@ -185,7 +185,7 @@ impl TcpSender {
     pub fn write(&mut self, bytes: u64) -> u64 {
         let n = bytes.min(self.buffer_free());
         self.write_end += n;
-        if self.chunked && n > 0 {
+        if self.mptcp_subflow && n > 0 {
             self.chunk_ends.push_back(self.write_end);
         }
         n
@@ -195,18 +195,18 @@ impl TcpSender {
     /// window (RFC 8684 §3.3.4), which the connection enforces; the subflow itself ignores it.
     #[inline]
     fn peer_window(&self, h: &TcpHeader) -> u64 {
-        if self.chunked { self.snd_wnd } else { h.wnd }
+        if self.mptcp_subflow { self.snd_wnd } else { h.wnd }
     }
 
-    /// Keep every write a segment of its own (see `chunked`).
-    pub fn set_chunked(&mut self) {
-        self.chunked = true;
+    /// Run as an MPTCP subflow (see `mptcp_subflow`).
+    pub fn set_mptcp_subflow(&mut self) {
+        self.mptcp_subflow = true;
     }
 
     /// At most `len` bytes of new data from SND.NXT, cut at the end of the current chunk.
     #[inline]
     fn new_segment_len(&mut self, len: u64) -> u64 {
-        if !self.chunked {
+        if !self.mptcp_subflow {
             return len;
         }
         while self.chunk_ends.front().is_some_and(|&e| e <= self.snd_nxt) {
