@@ -222,6 +222,9 @@ impl Adaptive {
 }
 
 impl CongestionControl for Adaptive {
+    fn packet_size(&self) -> Option<u32> {
+        Some(self.optimal_packet_size())
+    }
     fn on_ack(&mut self, ev: &AckEvent) {
         self.account(ev);
         if ev.in_recovery || !ev.cwnd_limited || ev.bytes_acked == 0 {

@@ -150,6 +150,11 @@ pub trait CongestionControl {
     /// Coupled multipath controllers: every subflow's view (this one at index `me`), handed
     /// over before each ACK, loss and timeout event of this subflow.
     fn couple(&mut self, _views: &[SubflowCcView], _me: usize) {}
+    /// A controller that also chooses the packet size (seed 002 eq. 8, `blp-adaptive`): the
+    /// payload bytes per packet it wants now (None: the transport's maximum).
+    fn packet_size(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// Static dispatch over every controller (the per-packet path never goes through `dyn`).
@@ -227,6 +232,13 @@ impl CongestionControl for AnyCc {
     }
     fn couple(&mut self, views: &[SubflowCcView], me: usize) {
         dispatch!(self, c => c.couple(views, me))
+    }
+    #[inline]
+    fn packet_size(&self) -> Option<u32> {
+        match self {
+            AnyCc::Adaptive(c) => c.packet_size(),
+            _ => None,
+        }
     }
 }
 

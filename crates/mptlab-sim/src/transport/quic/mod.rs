@@ -31,11 +31,17 @@
 
 pub mod ack;
 pub mod cc;
+pub mod config;
+pub mod conn;
 pub mod flow;
+pub mod path;
 pub mod recovery;
 pub mod rtt;
 pub mod sent;
 pub mod streams;
+pub mod wire;
+#[cfg(test)]
+mod tests_conn;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -43,6 +49,10 @@ mod tests_cc;
 #[cfg(test)]
 mod tests_streams;
 
+pub use config::{QuicConfig, MAX_PATHS};
+pub use conn::{ConnStats, QuicConn, Role};
+pub use path::{PathState, PathStats, QuicPath};
+pub use wire::{Frames, PathAck, WirePacket};
 pub use ack::{AckConfig, AckFrame, AckManager, Received};
 pub use cc::{initial_window_datagrams, CcPayload, QuicCongestion, WithTx};
 pub use flow::{FlowControlError, RecvWindow, SendCredit, FLOW_CONTROL_ERROR};

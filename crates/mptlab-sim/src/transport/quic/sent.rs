@@ -289,6 +289,12 @@ impl<F> SentPackets<F> {
         self.slots.is_empty()
     }
 
+    /// The payloads of the outstanding packets, oldest first (a multipath sender re-queues the
+    /// data of a failing path without waiting for loss detection).
+    pub fn outstanding_frames(&self) -> impl Iterator<Item = &F> + '_ {
+        self.slots.iter().filter(|s| s.state == State::Outstanding).filter_map(|s| s.frames.as_ref())
+    }
+
     /// Packet numbers and sizes of the outstanding packets, oldest first (tests, traces).
     pub fn outstanding(&self) -> impl Iterator<Item = (u64, u32, bool)> + '_ {
         self.slots.iter().filter(|s| s.state == State::Outstanding).map(|s| (s.pn, s.size, s.in_flight))

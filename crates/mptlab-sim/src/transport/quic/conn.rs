@@ -1,0 +1,934 @@
+//! A QUIC connection endpoint (RFC 9000, RFC 9002), single-path or multipath
+//! (draft-ietf-quic-multipath-19, the revision RFC 10069 was published from), sans-IO: the
+//! caller hands in packets and timeouts and polls packets out, one at a time
+//! (`poll_transmit`, which fills a caller-owned `WirePacket`).
+//!
+//! - Streams and flow control: `streams.rs` / `flow.rs`. The application's writes are spread
+//!   over `QuicConfig::streams` client-initiated bidirectional streams; each is delivered in
+//!   order on its own (no head-of-line blocking across streams).
+//! - Packets: ACK (PATH_ACK when multipath) frames first, then control frames, CRYPTO, then
+//!   STREAM frames filling the packet up to max_udp_payload (or the controller's packet size,
+//!   seed 002 eq. 8). Sizes: `wire.rs`.
+//! - ACKs (RFC 9000 §13.2): per path, after two ack-eliciting packets, after max_ack_delay, at
+//!   once on reordering; piggybacked on any packet that is sent while an ACK is owed. An ACK
+//!   for a path goes on that path, or on another open path when it is not open (ACKs for any
+//!   path may travel on any path, §7.1 of the draft).
+//! - Loss recovery and congestion control per path (`recovery.rs`, `cc.rs`): lost frames are
+//!   queued again and sent in new packets on whichever path the scheduler picks (§13.3).
+//!   PTO probes carry new or lost STREAM data, else a PING; a probe on a path being validated
+//!   repeats the PATH_CHALLENGE; outstanding CRYPTO data is resent in the probe.
+//! - Handshake (RFC 9000 §7, RFC 9001 §4.1), 1-RTT: the client's Initial (ClientHello, padded
+//!   to 1200 B), the server's flight (Initial + Handshake, `server_flight` bytes, limited to
+//!   three times what it received until the client's address is validated, §8.1), the
+//!   client's Finished coalesced with its first 1-RTT data, HANDSHAKE_DONE from the server
+//!   (which confirms the handshake at the client, §4.1.2 of RFC 9001). Interpretation: the
+//!   Initial, Handshake and 1-RTT packet number spaces of path 0 are one space here (one
+//!   CRYPTO stream per direction, handshake packets with a long header); their timing, sizes
+//!   and recovery are modelled, their separate spaces are not. No 0-RTT.
+//! - Multipath: after the handshake is confirmed, the client opens each further path with a
+//!   PATH_CHALLENGE (padded to 1200 B, RFC 9000 §8.2.1) on it; the server answers with
+//!   PATH_RESPONSE on the same path and the path becomes usable at the client when it arrives.
+//!   Interpretation: the server treats the challenge as the validation of its own direction
+//!   (its packets on the path are ACKs and responses, within the anti-amplification limit).
+//!   A path whose interface goes down is abandoned (PATH_ABANDON on another path, §3.4): its
+//!   outstanding packets leave bytes_in_flight and their frames are queued again for the
+//!   other paths. A path without ACKs for `failure_ptos` consecutive PTOs is treated as
+//!   potentially failed (not scheduled, its outstanding STREAM data queued again) until it is
+//!   acknowledged again; PTO probes keep testing it.
+//! - Scheduling: each packet with STREAM data goes where the shared scheduler (`sched`) says,
+//!   one decision per packet; a path has space when its window and pacer allow a full packet.
+//!   `Redundant` decisions send on the lowest-numbered path of the set with space (QUIC
+//!   retransmits by frame, so a duplicate STREAM frame would be a second copy of the data).
+//! - Coupled controllers (LIA, OLIA, BALIA, wVegas) get every path's view before each event of
+//!   one path, as MPTCP subflows do.
+//! - Not modelled: connection IDs beyond their length on the wire, NEW_CONNECTION_ID and
+//!   retirement, key updates, stream limits (MAX_STREAMS), RESET_STREAM / STOP_SENDING,
+//!   CONNECTION_CLOSE and idle timeout, ECN, path MTU discovery, PATH_STATUS frames.
+
+use super::config::{QuicConfig, MAX_PATHS};
+use super::path::{PathState, QuicPath};
+use super::recovery::{RecoveryOutcome, Timeout};
+use super::sent::SentPacket;
+use super::streams::{RecvConfig, RecvStreams, SendStreams, StreamFrame};
+use super::wire::{self, Frames, WirePacket, AEAD_TAG_BYTES, MIN_INITIAL_UDP_PAYLOAD};
+use super::{path::SentFrames, WithTx};
+use crate::cc::{CcConfig, CongestionControl, SubflowCcView};
+use crate::sched::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
+use mptlab_engine::Time;
+use serde::Serialize;
+
+/// A STREAM frame's header is budgeted at its largest here: type + 2 B stream ID + 8 B offset +
+/// 2 B length (the frame is then cut to fit; at most 4 B of a packet are left unused).
+const STREAM_HEADER_BUDGET: u32 = 13;
+/// The amount written for a greedy application (never runs out within a run).
+const UNLIMITED: u64 = 1 << 60;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Client,
+    Server,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct ConnStats {
+    /// Client: when the server's flight was complete (1-RTT keys); server: when the client's
+    /// Finished arrived.
+    pub handshake_complete_at: Option<Time>,
+    pub handshake_confirmed_at: Option<Time>,
+    pub stream_bytes_retransmitted: u64,
+    /// Packets refused: duplicates, stale Path IDs, abandoned paths.
+    pub packets_ignored: u64,
+    /// ACK frames that did not fit the sender's state (acknowledging unsent packets).
+    pub invalid_acks: u64,
+    pub protocol_errors: u64,
+}
+
+/// Frames owed to the peer that may go on any path.
+#[derive(Default)]
+struct Pending {
+    max_data: Option<u64>,
+    max_stream_data: Vec<(u64, u64)>,
+    data_blocked: Option<u64>,
+    handshake_done: bool,
+    path_abandon: Vec<u32>,
+}
+
+impl Pending {
+    fn any(&self) -> bool {
+        self.max_data.is_some() || !self.max_stream_data.is_empty() || self.data_blocked.is_some() || self.handshake_done || !self.path_abandon.is_empty()
+    }
+}
+
+pub struct QuicConn {
+    pub role: Role,
+    cfg: QuicConfig,
+    cc_cfg: CcConfig,
+    pub paths: Vec<QuicPath>,
+    pub send: SendStreams,
+    pub recv: RecvStreams,
+    crypto_tx: SendStreams,
+    crypto_rx: RecvStreams,
+    /// 1-RTT keys: STREAM data may be sent and received.
+    keys: bool,
+    confirmed: bool,
+    /// Server: the client's address is validated (a Handshake packet arrived, §8.1); until
+    /// then at most 3× the bytes received may be sent.
+    addr_validated: bool,
+    amp_received: u64,
+    amp_sent: u64,
+    /// Client: when each Idle slot is to be opened (multipath).
+    opens: Vec<Option<Time>>,
+    next_path_id: u32,
+    sched: AnyScheduler,
+    picks_only_choice: bool,
+    coupled: bool,
+    views: Vec<PathView>,
+    cc_views: Vec<SubflowCcView>,
+    pending: Pending,
+    outcome: RecoveryOutcome<SentFrames>,
+    drained: Vec<SentPacket<SentFrames>>,
+    pub stats: ConnStats,
+}
+
+impl QuicConn {
+    /// An endpoint with `paths` path slots (1 for single-path QUIC).
+    pub fn new(role: Role, cfg: QuicConfig, cc: &CcConfig, sched: &SchedConfig, paths: usize, seed: u64) -> Self {
+        assert!((1..=MAX_PATHS).contains(&paths), "1 to {MAX_PATHS} paths");
+        assert!(cfg.multipath || paths == 1, "several paths need multipath");
+        let first = if role == Role::Server || !cfg.handshake { PathState::Active } else { PathState::Validating };
+        let mut slots = vec![QuicPath::new(0, first, &cfg, cc)];
+        for i in 1..paths {
+            slots.push(QuicPath::new(i as u32, PathState::Idle, &cfg, cc));
+        }
+        let coupled = slots[0].cc.controller().coupled_view().is_some();
+        let recv = RecvStreams::new(RecvConfig { max_data: cfg.max_data, max_stream_data: cfg.max_stream_data, auto_read: true });
+        let big = u64::MAX / 4;
+        let mut conn = Self {
+            role,
+            cc_cfg: cc.clone(),
+            paths: slots,
+            send: SendStreams::new(cfg.max_data, cfg.max_stream_data),
+            recv,
+            crypto_tx: SendStreams::new(big, big),
+            crypto_rx: RecvStreams::new(RecvConfig { max_data: big, max_stream_data: big, auto_read: true }),
+            keys: !cfg.handshake,
+            confirmed: !cfg.handshake,
+            addr_validated: role == Role::Client || !cfg.handshake,
+            amp_received: 0,
+            amp_sent: 0,
+            opens: vec![None; paths],
+            next_path_id: paths as u32,
+            picks_only_choice: sched.picks_only_choice(),
+            sched: sched.build_seeded(seed),
+            coupled,
+            views: Vec::with_capacity(paths),
+            cc_views: Vec::with_capacity(paths),
+            pending: Pending::default(),
+            outcome: RecoveryOutcome::new(),
+            drained: Vec::new(),
+            stats: ConnStats::default(),
+            cfg,
+        };
+        conn.crypto_tx.open(0);
+        conn
+    }
+
+    pub fn config(&self) -> &QuicConfig {
+        &self.cfg
+    }
+
+    pub fn scheduler(&self) -> &AnyScheduler {
+        &self.sched
+    }
+
+    pub fn is_established(&self) -> bool {
+        self.keys
+    }
+
+    pub fn is_confirmed(&self) -> bool {
+        self.confirmed
+    }
+
+    /// Begin at `now`: the client sends its Initial (or, without a handshake, opens its other
+    /// paths).
+    pub fn start(&mut self, now: Time) {
+        if self.role != Role::Client {
+            return;
+        }
+        if self.cfg.handshake {
+            self.crypto_tx.write(0, self.cfg.client_hello as u64);
+        } else {
+            self.stats.handshake_complete_at = Some(now);
+            self.stats.handshake_confirmed_at = Some(now);
+            self.paths[0].stats.opened += 1;
+            self.schedule_opens(now);
+        }
+    }
+
+    fn stream_id(k: u32) -> u64 {
+        4 * k as u64
+    }
+
+    /// The application writes `bytes`, spread evenly over the configured streams.
+    pub fn write(&mut self, bytes: u64) {
+        let n = self.cfg.streams.max(1) as u64;
+        for k in 0..n {
+            let share = bytes / n + (k < bytes % n) as u64;
+            if share > 0 {
+                self.send.write(Self::stream_id(k as u32), share);
+            }
+        }
+    }
+
+    /// A greedy application: every stream always has data.
+    pub fn set_unlimited(&mut self) {
+        for k in 0..self.cfg.streams.max(1) {
+            self.send.write(Self::stream_id(k), UNLIMITED);
+        }
+    }
+
+    /// The application is done: every stream ends with what has been written (FIN).
+    pub fn finish(&mut self) {
+        for k in 0..self.cfg.streams.max(1) {
+            let id = Self::stream_id(k);
+            if self.send.stream(id).is_some_and(|s| !s.is_finished()) {
+                self.send.finish(id);
+            }
+        }
+    }
+
+    /// Every stream's data and FIN are acknowledged.
+    pub fn all_acked(&self) -> bool {
+        !self.send.streams().is_empty() && self.send.all_done()
+    }
+
+    // ----- paths -------------------------------------------------------------------------
+
+    fn schedule_opens(&mut self, now: Time) {
+        if !self.cfg.multipath || self.role != Role::Client {
+            return;
+        }
+        let at = now + self.cfg.path_open_delay;
+        for i in 1..self.paths.len() {
+            if self.paths[i].state == PathState::Idle && self.opens[i].is_none() {
+                self.opens[i] = Some(at);
+            }
+        }
+    }
+
+    fn open_path(&mut self, now: Time, slot: usize) {
+        self.opens[slot] = None;
+        let p = &mut self.paths[slot];
+        if p.state != PathState::Idle {
+            return;
+        }
+        // A slot opened for the first time keeps the Path ID it was created with; a reopened
+        // one takes a new ID (Path IDs are never reused).
+        if p.stats.opened > 0 {
+            let id = self.next_path_id;
+            self.next_path_id += 1;
+            let stats = p.stats;
+            *p = QuicPath::new(id, PathState::Idle, &self.cfg, &self.cc_cfg);
+            p.stats = stats;
+            p.recovery.set_handshake_confirmed(true);
+        }
+        let p = &mut self.paths[slot];
+        p.recovery.set_handshake_confirmed(self.confirmed);
+        p.state = PathState::Validating;
+        p.challenge_pending = true;
+        p.stats.opened += 1;
+        let _ = now;
+    }
+
+    /// The interface of path `slot` went down (the path manager's event): abandon the path,
+    /// queue its outstanding frames for the other paths, tell the peer.
+    pub fn path_down(&mut self, now: Time, slot: usize) {
+        // Single-path QUIC has nowhere to move (connection migration is not modelled): the
+        // path stays, and its losses show through PTOs as for TCP.
+        if !self.cfg.multipath {
+            return;
+        }
+        self.opens[slot] = None;
+        if !self.paths[slot].open() {
+            return;
+        }
+        let id = self.paths[slot].id;
+        self.abandon(slot);
+        self.pending.path_abandon.push(id);
+        let _ = now;
+    }
+
+    /// The interface came back: the client opens a new path on the slot.
+    pub fn path_up(&mut self, now: Time, slot: usize) {
+        if self.role == Role::Client && self.cfg.multipath && self.confirmed && matches!(self.paths[slot].state, PathState::Abandoned | PathState::Idle) {
+            self.paths[slot].state = PathState::Idle;
+            self.opens[slot] = Some(now + self.cfg.path_open_delay);
+        }
+    }
+
+    fn abandon(&mut self, slot: usize) {
+        let p = &mut self.paths[slot];
+        p.state = PathState::Abandoned;
+        p.stats.abandoned += 1;
+        p.probes = 0;
+        p.challenge_pending = false;
+        p.response_pending = false;
+        let mut drained = std::mem::take(&mut self.drained);
+        p.recovery.discard(&mut drained);
+        let mut requeued = 0;
+        for sp in drained.drain(..) {
+            requeued += sp.frames.frames.stream_bytes();
+            self.requeue(&sp.frames.frames);
+        }
+        self.paths[slot].stats.bytes_requeued += requeued;
+        self.drained = drained;
+    }
+
+    fn slot_of(&self, path_id: u32) -> Option<usize> {
+        self.paths.iter().position(|p| p.id == path_id)
+    }
+
+    // ----- receiving ---------------------------------------------------------------------
+
+    /// A packet arrived on path slot `slot`. Returns the STREAM bytes newly delivered in order
+    /// to the application.
+    pub fn on_packet(&mut self, now: Time, slot: usize, pkt: &WirePacket) -> u64 {
+        if !self.accept_path(slot, pkt.path_id) {
+            self.stats.packets_ignored += 1;
+            return 0;
+        }
+        let ack_eliciting = pkt.is_ack_eliciting();
+        let p = &mut self.paths[slot];
+        if p.acks.on_packet_received(now, pkt.pn, ack_eliciting) == super::Received::Duplicate {
+            self.stats.packets_ignored += 1;
+            return 0;
+        }
+        p.stats.packets_received += 1;
+        self.amp_received += pkt.udp_payload as u64;
+        for a in pkt.acks() {
+            if let Some(j) = self.slot_of(a.path_id) {
+                self.on_ack_frame(now, j, &a.frame.ranges, a.frame.ack_delay);
+            }
+        }
+        let f = &pkt.frames;
+        if let Some(c) = &f.crypto {
+            self.on_crypto(now, c);
+        }
+        let mut delivered = 0;
+        if self.keys {
+            for s in &f.stream {
+                match self.recv.on_frame(s) {
+                    Ok(n) => delivered += n,
+                    Err(_) => self.stats.protocol_errors += 1,
+                }
+            }
+        }
+        if let Some(m) = f.max_data {
+            self.send.on_max_data(m);
+        }
+        for &(id, m) in &f.max_stream_data {
+            self.send.on_max_stream_data(id, m);
+        }
+        if f.handshake_done && self.role == Role::Client && !self.confirmed {
+            self.confirm(now);
+        }
+        if f.path_challenge {
+            self.paths[slot].response_pending = true;
+        }
+        if f.path_response && self.paths[slot].state == PathState::Validating && self.keys {
+            let p = &mut self.paths[slot];
+            p.state = PathState::Active;
+            p.validated_at = Some(now);
+        }
+        if let Some(id) = f.path_abandon {
+            if let Some(j) = self.slot_of(id) {
+                if self.paths[j].open() {
+                    self.abandon(j);
+                    self.pending.path_abandon.push(id);
+                }
+            }
+        }
+        if delivered > 0 || !f.stream.is_empty() {
+            if let Some(m) = self.recv.take_max_data() {
+                self.pending.max_data = Some(m);
+            }
+            self.recv.take_max_stream_data(&mut self.pending.max_stream_data);
+        }
+        delivered
+    }
+
+    /// Is a packet of `path_id` on `slot` for us? A higher Path ID on a slot is a new path the
+    /// peer opened there (the server follows the client); lower ones are stale.
+    fn accept_path(&mut self, slot: usize, path_id: u32) -> bool {
+        let Some(p) = self.paths.get(slot) else { return false };
+        if path_id == p.id {
+            if p.state == PathState::Idle && self.role == Role::Server {
+                // The client's first packet on a new path (its PATH_CHALLENGE).
+                self.paths[slot].state = PathState::Active;
+                self.paths[slot].recovery.set_handshake_confirmed(self.confirmed);
+                self.paths[slot].stats.opened += 1;
+                return true;
+            }
+            return p.state != PathState::Abandoned;
+        }
+        if path_id < p.id || self.role != Role::Server {
+            return false;
+        }
+        let mut fresh = QuicPath::new(path_id, PathState::Active, &self.cfg, &self.cc_cfg);
+        fresh.recovery.set_handshake_confirmed(self.confirmed);
+        fresh.stats = p.stats;
+        fresh.stats.opened += 1;
+        self.paths[slot] = fresh;
+        true
+    }
+
+    fn on_crypto(&mut self, now: Time, c: &StreamFrame) {
+        if self.crypto_rx.on_frame(c).is_err() {
+            self.stats.protocol_errors += 1;
+            return;
+        }
+        let got = self.crypto_rx.stream(0).map_or(0, |s| s.delivered());
+        match self.role {
+            Role::Server => {
+                let hello = self.cfg.client_hello as u64;
+                if got >= hello && self.crypto_tx.stream(0).is_some_and(|s| s.written() == 0) {
+                    self.crypto_tx.write(0, self.cfg.server_flight as u64);
+                }
+                if !self.keys && got >= hello + self.cfg.client_finished as u64 {
+                    // The client's Finished: handshake complete and confirmed (RFC 9001 §4.1.2).
+                    self.keys = true;
+                    self.addr_validated = true;
+                    self.stats.handshake_complete_at = Some(now);
+                    self.pending.handshake_done = true;
+                    self.confirm(now);
+                }
+            }
+            Role::Client => {
+                if !self.keys && got >= self.cfg.server_flight as u64 {
+                    self.keys = true;
+                    self.stats.handshake_complete_at = Some(now);
+                    self.paths[0].state = PathState::Active;
+                    self.paths[0].validated_at = Some(now);
+                    self.paths[0].stats.opened += 1;
+                    self.crypto_tx.write(0, self.cfg.client_finished as u64);
+                }
+            }
+        }
+    }
+
+    fn confirm(&mut self, now: Time) {
+        self.confirmed = true;
+        self.stats.handshake_confirmed_at = Some(now);
+        for p in &mut self.paths {
+            p.recovery.set_handshake_confirmed(true);
+        }
+        self.schedule_opens(now);
+    }
+
+    /// Hand every path's coupling view to the controller of path `i` (coupled controllers).
+    fn couple(&mut self, i: usize) {
+        if !self.coupled {
+            return;
+        }
+        self.cc_views.clear();
+        for p in &self.paths {
+            let mut v = p.cc.controller().coupled_view().unwrap_or_default();
+            v.active = p.usable();
+            self.cc_views.push(v);
+        }
+        self.paths[i].cc.controller_mut().couple(&self.cc_views, i);
+    }
+
+    fn on_ack_frame(&mut self, now: Time, j: usize, ranges: &[(u64, u64)], ack_delay: Time) {
+        if !self.paths[j].open() {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.outcome);
+        if self.paths[j].recovery.on_ack_received(now, ranges, ack_delay, &mut out).is_err() {
+            self.stats.invalid_acks += 1;
+            self.outcome = out;
+            return;
+        }
+        if !out.acked.is_empty() {
+            self.paths[j].failed = false;
+            self.paths[j].probes = 0;
+        }
+        self.apply_outcome(now, j, &mut out);
+        self.outcome = out;
+    }
+
+    /// Feed a recovery outcome of path `j` to its controller and to the frames' owners.
+    fn apply_outcome(&mut self, now: Time, j: usize, out: &mut RecoveryOutcome<SentFrames>) {
+        self.couple(j);
+        let p = &mut self.paths[j];
+        p.cc.on_outcome(now, out, p.recovery.rtt());
+        p.stats.packets_lost += out.lost.len() as u64;
+        p.stats.bytes_lost += out.bytes_lost;
+        for sp in out.acked.drain(..) {
+            let f = &sp.frames.frames;
+            for s in &f.stream {
+                self.send.on_acked(s);
+            }
+            if let Some(c) = &f.crypto {
+                self.crypto_tx.on_acked(c);
+            }
+        }
+        for sp in std::mem::take(&mut out.lost) {
+            self.requeue(&sp.frames.frames);
+        }
+    }
+
+    /// RFC 9000 §13.3: the information of a lost (or stranded) packet is sent again in new
+    /// frames where it still matters.
+    fn requeue(&mut self, f: &Frames) {
+        for s in &f.stream {
+            self.send.on_lost(s);
+        }
+        if let Some(c) = &f.crypto {
+            self.crypto_tx.on_lost(c);
+        }
+        if let Some(m) = f.max_data {
+            self.recv.on_max_data_lost(m);
+            if let Some(m) = self.recv.take_max_data() {
+                self.pending.max_data = Some(m);
+            }
+        }
+        for &(id, m) in &f.max_stream_data {
+            self.recv.on_max_stream_data_lost(id, m);
+        }
+        self.recv.take_max_stream_data(&mut self.pending.max_stream_data);
+        if f.handshake_done {
+            self.pending.handshake_done = true;
+        }
+        if let Some(id) = f.path_abandon {
+            self.pending.path_abandon.push(id);
+        }
+        if f.path_challenge {
+            if let Some(p) = self.paths.iter_mut().find(|p| p.state == PathState::Validating) {
+                p.challenge_pending = true;
+            }
+        }
+    }
+
+    // ----- timers ------------------------------------------------------------------------
+
+    /// The earliest time `on_timeout` has something to do.
+    pub fn deadline(&self, now: Time) -> Option<Time> {
+        let mut d: Option<Time> = None;
+        let mut min = |t: Option<Time>| {
+            if let Some(t) = t {
+                d = Some(d.map_or(t, |x: Time| x.min(t)));
+            }
+        };
+        for (i, p) in self.paths.iter().enumerate() {
+            if p.open() {
+                min(p.recovery.loss_detection_deadline());
+                min(p.acks.deadline());
+                if p.next_send > now && p.usable() && self.send.can_send() {
+                    min(Some(p.next_send));
+                }
+            }
+            min(self.opens[i]);
+        }
+        d
+    }
+
+    /// Run what is due at `now`: loss-detection timers (time-threshold losses, PTOs), path
+    /// openings. ACKs due are sent by the next `poll_transmit`.
+    pub fn on_timeout(&mut self, now: Time) {
+        for i in 0..self.paths.len() {
+            if self.opens[i].is_some_and(|t| t <= now) {
+                self.open_path(now, i);
+            }
+            if !self.paths[i].open() || self.paths[i].recovery.loss_detection_deadline().is_none_or(|t| t > now) {
+                continue;
+            }
+            let mut out = std::mem::take(&mut self.outcome);
+            match self.paths[i].recovery.on_loss_detection_timeout(now, &mut out) {
+                Timeout::NotDue => {}
+                Timeout::Lost => self.apply_outcome(now, i, &mut out),
+                Timeout::Probe(n) => self.on_pto(i, n),
+            }
+            self.outcome = out;
+        }
+    }
+
+    fn on_pto(&mut self, i: usize, n: u8) {
+        let p = &mut self.paths[i];
+        p.probes = n;
+        p.stats.ptos += 1;
+        if p.state == PathState::Validating && self.keys {
+            p.challenge_pending = true;
+        }
+        // Outstanding handshake data goes into the probe (RFC 9002 §6.2.4).
+        let crypto: Vec<StreamFrame> = p.recovery.sent_packets().outstanding_frames().filter_map(|f| f.frames.crypto).collect();
+        for c in &crypto {
+            self.crypto_tx.on_lost(c);
+        }
+        let p = &self.paths[i];
+        let others = self.paths.iter().enumerate().any(|(k, q)| k != i && q.usable());
+        if self.cfg.multipath && others && !p.failed && p.state == PathState::Active && p.recovery.pto_count() >= self.cfg.failure_ptos {
+            let stranded: Vec<StreamFrame> = p.recovery.sent_packets().outstanding_frames().flat_map(|f| f.frames.stream.iter().copied()).collect();
+            let p = &mut self.paths[i];
+            p.failed = true;
+            p.stats.failures += 1;
+            p.stats.bytes_requeued += stranded.iter().map(|f| f.len).sum::<u64>();
+            for s in &stranded {
+                self.send.on_lost(s);
+            }
+        }
+    }
+
+    // ----- sending -----------------------------------------------------------------------
+
+    /// The next packet to send now, written into `buf` (cleared first). Returns the path slot
+    /// it goes on, or None when nothing is to be sent now. Call until None.
+    pub fn poll_transmit(&mut self, now: Time, buf: &mut WirePacket) -> Option<usize> {
+        buf.clear();
+        let slot = self.next_packet(now, buf);
+        if slot.is_none() {
+            self.report_limits(now);
+        }
+        slot
+    }
+
+    fn next_packet(&mut self, now: Time, buf: &mut WirePacket) -> Option<usize> {
+        // 1. Path-specific frames: challenges, responses, PTO probes.
+        for i in 0..self.paths.len() {
+            let p = &self.paths[i];
+            if !p.open() {
+                continue;
+            }
+            if (p.challenge_pending && self.keys) || p.response_pending {
+                return self.build(now, i, buf, Kind::Validation);
+            }
+            if p.probes > 0 {
+                return self.build(now, i, buf, Kind::Probe);
+            }
+        }
+        // 2. Ack-eliciting data and control frames, congestion controlled.
+        let crypto = self.crypto_tx.can_send();
+        let stream = self.keys && self.send.can_send();
+        let control = self.keys && self.pending.any();
+        if crypto || stream || control {
+            let size = self.cfg.max_udp_payload;
+            let (target, with_stream) = if crypto && !self.keys {
+                // Handshake flights go on path 0.
+                (self.paths[0].has_space(now, size).then_some(0), false)
+            } else {
+                match stream.then(|| self.schedule(now, size)).flatten() {
+                    Some(i) => (Some(i), true),
+                    // The scheduler waits (or nothing has room): control frames still go.
+                    None if control || crypto => (self.control_path(now, size), false),
+                    None => (None, false),
+                }
+            };
+            if let Some(i) = target {
+                if self.amplification_allows(64) {
+                    let kind = if with_stream { Kind::Data } else { Kind::Control };
+                    return self.build(now, i, buf, kind);
+                }
+            }
+        }
+        // 3. ACKs that are due.
+        for i in 0..self.paths.len() {
+            let p = &self.paths[i];
+            if p.state == PathState::Idle || p.acks.deadline().is_none_or(|t| t > now) {
+                continue;
+            }
+            let on = if p.open() { Some(i) } else { self.control_path(now, 0).or_else(|| self.paths.iter().position(|q| q.open())) };
+            match on {
+                Some(k) if self.amplification_allows(64) => return self.build(now, k, buf, Kind::AckOnly),
+                _ => self.paths[i].acks.on_ack_sent(), // no way to send it: drop the duty
+            }
+        }
+        None
+    }
+
+    /// RFC 9000 §8.1: bytes the server may still send before the client's address is
+    /// validated (three times what it received).
+    fn amplification_credit(&self) -> u64 {
+        if self.addr_validated { u64::MAX } else { (3 * self.amp_received).saturating_sub(self.amp_sent) }
+    }
+
+    fn amplification_allows(&self, size: u32) -> bool {
+        self.amplification_credit() >= size as u64
+    }
+
+    /// A usable path with space for control frames: the lowest SRTT.
+    fn control_path(&self, now: Time, size: u32) -> Option<usize> {
+        self.paths
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.usable() && (size == 0 || p.has_space(now, size)))
+            .min_by_key(|(i, p)| (p.srtt(), *i))
+            .map(|(i, _)| i)
+    }
+
+    /// Ask the scheduler where the next packet of STREAM data goes.
+    fn schedule(&mut self, now: Time, size: u32) -> Option<usize> {
+        let mut only = None;
+        let mut count = 0;
+        for (i, p) in self.paths.iter().enumerate() {
+            if p.usable() && p.has_space(now, size) {
+                count += 1;
+                only = Some(i);
+            }
+        }
+        if count == 0 {
+            return None;
+        }
+        if count == 1 && (self.picks_only_choice || self.paths.len() == 1) {
+            return only;
+        }
+        self.fill_views(now, size);
+        let conn = self.conn_view(now, size);
+        match self.sched.select(&conn, &self.views) {
+            Decision::Send(i) if self.paths.get(i).is_some_and(|p| p.usable() && p.has_space(now, size)) => Some(i),
+            Decision::Redundant(mask) => (0..self.paths.len()).find(|&i| mask & (1 << i) != 0 && self.paths[i].usable() && self.paths[i].has_space(now, size)),
+            _ => None,
+        }
+    }
+
+    fn fill_views(&mut self, now: Time, size: u32) {
+        self.views.clear();
+        for (i, p) in self.paths.iter().enumerate() {
+            let rtt = p.recovery.rtt();
+            let srtt = p.srtt();
+            let cwnd = p.cc.window();
+            let rate = p.cc.pacing_rate().unwrap_or(if srtt > 0 { (cwnd as u128 * 1_000_000_000 / srtt as u128) as u64 } else { 0 });
+            self.views.push(PathView {
+                id: i,
+                usable: p.usable(),
+                has_space: p.usable() && p.has_space(now, size),
+                can_queue: false,
+                srtt,
+                rttvar: if rtt.has_sample() { rtt.rttvar() } else { 0 },
+                min_rtt: if rtt.has_sample() { rtt.min_rtt() } else { 0 },
+                cwnd,
+                in_flight: p.recovery.bytes_in_flight(),
+                queued: 0,
+                pacing_rate: rate,
+                mss: self.cfg.max_udp_payload,
+                priority: i as u32,
+                backup: false,
+                segments_sent: p.stats.data_packets_sent,
+                retransmissions: p.stats.packets_lost,
+                bytes_acked: p.recovery.acked_total(),
+            });
+        }
+    }
+
+    fn conn_view(&self, now: Time, size: u32) -> ConnView {
+        let credit = self.send.conn_credit();
+        let written: u64 = self.send.streams().iter().map(|s| s.written()).sum();
+        let sent: u64 = self.send.streams().iter().map(|s| s.sent()).sum();
+        let acked: u64 = self.send.streams().iter().map(|s| s.acked().bytes()).sum();
+        let lost: u64 = self.send.streams().iter().map(|s| s.lost().bytes()).sum();
+        ConnView {
+            now,
+            unsent: written.saturating_sub(sent).min(credit.available()) + lost,
+            window_space: credit.available(),
+            unacked: sent.saturating_sub(acked),
+            send_buffer: self.cfg.max_data,
+            chunk: size,
+        }
+    }
+
+    /// After a poll that sent everything it could: tell each controller whether the window
+    /// or the application was the limit (RFC 9002 §7.8).
+    fn report_limits(&mut self, now: Time) {
+        let waiting = self.keys && self.send.can_send();
+        let size = self.cfg.max_udp_payload;
+        for p in &mut self.paths {
+            if !p.usable() {
+                continue;
+            }
+            if waiting && !p.has_space(now, size) {
+                p.cc.on_cwnd_limited();
+            } else if !waiting {
+                p.cc.on_app_limited(p.recovery.bytes_in_flight());
+            }
+        }
+    }
+
+    /// Assemble one packet on path `i`.
+    fn build(&mut self, now: Time, i: usize, buf: &mut WirePacket, kind: Kind) -> Option<usize> {
+        let multipath = self.cfg.multipath;
+        let cid = self.cfg.cid_len;
+        let pn = self.paths[i].next_pn;
+        let pn_len = wire::packet_number_len(pn, self.paths[i].recovery.largest_acked());
+        buf.path_id = self.paths[i].id;
+        buf.pn = pn;
+        let mut frames = Frames::default();
+        let mut limit = (self.cfg.max_udp_payload as u64).min(self.amplification_credit()) as u32 - AEAD_TAG_BYTES;
+        if kind == Kind::Data {
+            // seed 002 eq. 8: the controller's packet size (UDP payload), at least 200 B.
+            if let Some(s) = self.paths[i].cc.controller().packet_size() {
+                limit = limit.min(s.max(200) - AEAD_TAG_BYTES);
+            }
+        }
+        // ACKs owed on any path: this path's own first (ACK-only packets carry every due ACK).
+        let mut used = 0;
+        for k in std::iter::once(i).chain((0..self.paths.len()).filter(|&k| k != i)) {
+            let p = &self.paths[k];
+            let owed = match p.acks.deadline() {
+                Some(t) => k == i || t <= now || !self.paths[k].open(),
+                None => false,
+            };
+            if !owed {
+                continue;
+            }
+            let a = buf.push_ack();
+            a.path_id = p.id;
+            if !p.acks.ack_frame(now, &mut a.frame) {
+                buf.pop_ack();
+                continue;
+            }
+            used += buf.acks().last().map_or(0, |a| a.len(multipath));
+            self.paths[k].acks.on_ack_sent();
+        }
+        let p = &mut self.paths[i];
+        match kind {
+            Kind::Validation => {
+                frames.path_challenge = p.challenge_pending && self.keys;
+                frames.path_response = p.response_pending;
+                p.challenge_pending = false;
+                p.response_pending = false;
+            }
+            Kind::Probe => {
+                p.probes -= 1;
+                if p.state == PathState::Validating {
+                    frames.path_challenge = true;
+                }
+            }
+            Kind::Data | Kind::Control | Kind::AckOnly => {}
+        }
+        if kind != Kind::AckOnly {
+            // Control frames that may go on any path (not on a path being validated).
+            if self.keys && self.paths[i].state == PathState::Active {
+                frames.max_data = self.pending.max_data.take();
+                frames.max_stream_data.extend(self.pending.max_stream_data.drain(..));
+                frames.handshake_done = std::mem::take(&mut self.pending.handshake_done);
+                if let Some(id) = self.pending.path_abandon.pop() {
+                    frames.path_abandon = Some(id);
+                }
+                frames.data_blocked = self.send.take_data_blocked();
+            }
+            used += wire::control_frames_len(&frames, multipath);
+            let header = if self.crypto_tx.can_send() { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
+            let mut room = limit.saturating_sub(header + used);
+            if self.crypto_tx.can_send() && room > 8 {
+                if let Some(c) = self.crypto_tx.next_chunk((room - 8) as u64) {
+                    room -= wire::crypto_frame_len(&c);
+                    frames.crypto = Some(c);
+                }
+            }
+            let on_data_path = match kind {
+                Kind::Data => true,
+                Kind::Probe => self.keys && self.paths[i].state == PathState::Active && !self.paths[i].failed,
+                _ => false,
+            };
+            while on_data_path && room > STREAM_HEADER_BUDGET + 4 {
+                let Some(s) = self.send.next_chunk((room - STREAM_HEADER_BUDGET) as u64) else { break };
+                let n = wire::stream_frame_len(&s);
+                debug_assert!(n <= room, "a STREAM frame overran the packet");
+                room = room.saturating_sub(n);
+                frames.stream.push(s);
+            }
+            if kind == Kind::Probe && !frames.is_ack_eliciting() {
+                frames.ping = true;
+            }
+        }
+        // Sizes: header, ACKs, frames, padding, AEAD tag.
+        buf.long_header = frames.crypto.is_some();
+        let header = if buf.long_header { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
+        let mut payload = header + used + wire::control_frames_len(&frames, multipath) + AEAD_TAG_BYTES;
+        payload += frames.stream.iter().map(wire::stream_frame_len).sum::<u32>();
+        payload += frames.crypto.as_ref().map_or(0, wire::crypto_frame_len);
+        let pad = (self.role == Role::Client && buf.long_header && !self.keys) || frames.path_challenge || frames.path_response;
+        if pad {
+            payload = payload.max(MIN_INITIAL_UDP_PAYLOAD);
+        }
+        buf.udp_payload = payload;
+        let ack_eliciting = frames.is_ack_eliciting();
+        let in_flight = ack_eliciting || pad;
+        let p = &mut self.paths[i];
+        p.next_pn += 1;
+        p.stats.packets_sent += 1;
+        p.stats.bytes_sent += payload as u64;
+        let stream_bytes = frames.stream_bytes();
+        if !frames.stream.is_empty() {
+            p.stats.data_packets_sent += 1;
+            p.stats.stream_bytes_sent += stream_bytes;
+        }
+        if !ack_eliciting {
+            p.stats.ack_only_sent += 1;
+        }
+        self.amp_sent += payload as u64;
+        let before = p.recovery.bytes_in_flight();
+        let tx = p.cc.on_packet_sent(now, payload, in_flight, before);
+        if in_flight {
+            p.on_paced(now, payload);
+        }
+        buf.frames.clone_from(&frames);
+        p.recovery.on_packet_sent(now, pn, payload, ack_eliciting, in_flight, WithTx { tx, frames });
+        self.stats.stream_bytes_retransmitted = self.send.stats.retransmitted_bytes;
+        debug_assert!(buf.udp_payload <= self.cfg.max_udp_payload.max(MIN_INITIAL_UDP_PAYLOAD));
+        Some(i)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// PATH_CHALLENGE / PATH_RESPONSE on the path.
+    Validation,
+    /// A PTO probe: ack-eliciting whatever the window says.
+    Probe,
+    /// STREAM data where the scheduler put it, with whatever else is owed.
+    Data,
+    /// Control and CRYPTO frames, no STREAM data.
+    Control,
+    AckOnly,
+}
