@@ -9,6 +9,7 @@ use crate::cc::CcConfig;
 pub use crate::net::capacity::CapacitySpec;
 use crate::sched::SchedConfig;
 use crate::transport::mptcp::MptcpConfig;
+use crate::transport::quic::QuicConfig;
 use crate::transport::tcp::TcpConfig;
 use mptlab_engine::Time;
 use serde::Serialize;
@@ -114,6 +115,7 @@ impl FlowSpec {
     pub fn route_pairs(&self) -> Vec<(&[LinkId], &[LinkId])> {
         match &self.transport {
             TransportSpec::Mptcp(m) => m.paths.iter().map(|p| (&p.fwd_route[..], &p.rev_route[..])).collect(),
+            TransportSpec::Quic(q) => q.paths.iter().map(|p| (&p.fwd_route[..], &p.rev_route[..])).collect(),
             _ => vec![(&self.fwd_route[..], &self.rev_route[..])],
         }
     }
@@ -125,6 +127,19 @@ pub enum TransportSpec {
     Tcp(TcpSpec),
     Udp(UdpSpec),
     Mptcp(MptcpSpec),
+    /// QUIC, or multipath QUIC when `quic.multipath` (then one entry of `paths` per path).
+    Quic(QuicSpec),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct QuicSpec {
+    /// Each path's congestion controller (uncoupled, coupled, or coupled+per-path).
+    pub cc: CcConfig,
+    pub scheduler: SchedConfig,
+    pub quic: QuicConfig,
+    /// One entry per path (a single one for QUIC); the flow's `fwd_route`/`rev_route` are
+    /// path 0's.
+    pub paths: Vec<PathSpec>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -16,6 +16,7 @@ mod mesh;
 mod overrides;
 mod parse;
 mod parse_flow;
+mod parse_quic;
 mod raw;
 mod reader;
 mod resolve;

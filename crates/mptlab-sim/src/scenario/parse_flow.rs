@@ -33,8 +33,9 @@ const FLOW: &[&str] = &[
     "scheduler_options",
     "paths",
     "mptcp",
+    "quic",
 ];
-pub const PROTOCOLS: &[&str] = &["tcp", "udp", "mptcp"];
+pub const PROTOCOLS: &[&str] = &["tcp", "udp", "mptcp", "quic", "mpquic"];
 const MPTCP: &[&str] = &[
     "send_buffer",
     "recv_buffer",
@@ -81,19 +82,26 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
             ScenarioError::new(k, format!("unknown protocol `{p}`")).with_choices(PROTOCOLS)
         })
     })?;
-    if protocol != "mptcp" {
-        for k in ["scheduler", "scheduler_options", "paths", "mptcp"] {
-            if t.has(k) {
-                return fail(
-                    t.key(k),
-                    format!("only for mptcp flows (this flow has protocol = \"{protocol}\")"),
-                );
-            }
+    let only: &[(&str, &[&str])] = &[
+        ("scheduler", &["mptcp", "mpquic"]),
+        ("scheduler_options", &["mptcp", "mpquic"]),
+        ("paths", &["mptcp", "mpquic"]),
+        ("mptcp", &["mptcp"]),
+        ("quic", &["quic", "mpquic"]),
+    ];
+    for (k, protos) in only {
+        if t.has(k) && !protos.contains(&protocol) {
+            return fail(
+                t.key(k),
+                format!("only for {} flows (this flow has protocol = \"{protocol}\")", protos.join(" and ")),
+            );
         }
     }
     let transport = match protocol {
         "tcp" => tcp_transport(&t)?,
         "mptcp" => mptcp_transport(&t)?,
+        "quic" => super::parse_quic::quic_transport(&t, false)?,
+        "mpquic" => super::parse_quic::quic_transport(&t, true)?,
         _ => udp_transport(&t)?,
     };
     let app = t.or("app", App::Bulk, |k, v| app(k, v, &transport))?;
@@ -143,6 +151,14 @@ fn tcp_parts(t: &Tbl, mptcp: bool) -> Result<(CcConfig, TcpOpts)> {
             "only for udp flows; tcp and mptcp flows set tcp.mss",
         );
     }
+    let cc = congestion_controller(t)?;
+    let def = d::tcp_for(mptcp);
+    let tcp = t.or("tcp", def.clone(), |k, v| tcp_opts(k, v, &def))?;
+    Ok((cc, tcp))
+}
+
+/// `cc` and `cc_options`.
+pub(super) fn congestion_controller(t: &Tbl) -> Result<CcConfig> {
     let cc = t.or("cc", d::CC, |k, v| {
         algorithm(k, v, CONGESTION_CONTROLLERS, "congestion controller")
     })?;
@@ -153,14 +169,12 @@ fn tcp_parts(t: &Tbl, mptcp: bool) -> Result<(CcConfig, TcpOpts)> {
             cc.set(k, val)
         })?;
     }
-    let def = d::tcp_for(mptcp);
-    let tcp = t.or("tcp", def.clone(), |k, v| tcp_opts(k, v, &def))?;
-    Ok((cc, tcp))
+    Ok(cc)
 }
 
 /// A name of `registry` (case-insensitive, aliases allowed) → its canonical name; an unknown
 /// one is an error listing the known names.
-fn algorithm(k: &str, v: &Value, registry: &[AlgoInfo], what: &str) -> Result<&'static str> {
+pub(super) fn algorithm(k: &str, v: &Value, registry: &[AlgoInfo], what: &str) -> Result<&'static str> {
     let name = r::string(k, v)?;
     registry::resolve(registry, name).ok_or_else(|| {
         ScenarioError::new(k, format!("unknown {what} `{name}`")).with_choices(registry::names(registry))
@@ -185,7 +199,21 @@ fn mptcp_transport(t: &Tbl) -> Result<Transport> {
         }
     }
     let (cc, tcp) = tcp_parts(t, true)?;
-    let name = t.or("scheduler", d::SCHEDULER, |k, v| {
+    let scheduler = scheduler(t, d::SCHEDULER)?;
+    let paths = paths(t, MAX_SUBFLOWS, "an mptcp flow")?;
+    let mptcp = t.or("mptcp", d::mptcp(), |k, v| mptcp_opts(k, v, tcp.mss))?;
+    Ok(Transport::Mptcp {
+        cc,
+        scheduler,
+        tcp,
+        mptcp,
+        paths,
+    })
+}
+
+/// `scheduler` and `scheduler_options` of a multipath flow.
+pub(super) fn scheduler(t: &Tbl, default: &str) -> Result<SchedConfig> {
+    let name = t.or("scheduler", default, |k, v| {
         algorithm(k, v, SCHEDULERS, "scheduler")
     })?;
     let mut scheduler = SchedConfig::default_for(name).expect("every scheduler name has a config");
@@ -199,7 +227,12 @@ fn mptcp_transport(t: &Tbl) -> Result<Transport> {
             |k, val| scheduler.set(k, val),
         )?;
     }
-    let paths = t.opt("paths", |k, v| {
+    Ok(scheduler)
+}
+
+/// `paths` of a multipath flow: 1 to `max` lists of node names.
+pub(super) fn paths(t: &Tbl, max: usize, what: &str) -> Result<Option<Vec<Vec<String>>>> {
+    t.opt("paths", |k, v| {
         let Value::Array(list) = v else {
             return fail(
                 k,
@@ -209,11 +242,11 @@ fn mptcp_transport(t: &Tbl) -> Result<Transport> {
                 ),
             );
         };
-        if list.is_empty() || list.len() > MAX_SUBFLOWS {
+        if list.is_empty() || list.len() > max {
             return fail(
                 k,
                 format!(
-                    "an mptcp flow needs 1 to {MAX_SUBFLOWS} paths, got {}",
+                    "{what} needs 1 to {max} paths, got {}",
                     list.len()
                 ),
             );
@@ -229,14 +262,6 @@ fn mptcp_transport(t: &Tbl) -> Result<Transport> {
                 Ok(names.into_iter().map(String::from).collect())
             })
             .collect::<Result<Vec<Vec<String>>>>()
-    })?;
-    let mptcp = t.or("mptcp", d::mptcp(), |k, v| mptcp_opts(k, v, tcp.mss))?;
-    Ok(Transport::Mptcp {
-        cc,
-        scheduler,
-        tcp,
-        mptcp,
-        paths,
     })
 }
 
@@ -454,6 +479,7 @@ fn app(key: &str, v: &Value, transport: &Transport) -> Result<App> {
         Transport::Tcp { .. } => d::TCP_WRITE_SIZE,
         // One full segment, so that writes map onto whole chunks.
         Transport::Mptcp { tcp, .. } => tcp.mss,
+        Transport::Quic { .. } => d::TCP_WRITE_SIZE,
     };
     Ok(match kind {
         "bulk" => App::Bulk,

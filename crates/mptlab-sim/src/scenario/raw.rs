@@ -144,6 +144,16 @@ pub enum Transport {
         #[serde(skip_serializing_if = "Option::is_none")]
         paths: Option<Vec<Vec<String>>>,
     },
+    /// QUIC and multipath QUIC (`quic.multipath`); `paths` only for mpquic, when given.
+    Quic {
+        #[serde(flatten)]
+        cc: CcConfig,
+        #[serde(flatten)]
+        scheduler: SchedConfig,
+        quic: crate::transport::quic::QuicConfig,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        paths: Option<Vec<Vec<String>>>,
+    },
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -11,6 +11,7 @@ use super::routes::{self, Router};
 use super::topology::Topology;
 use crate::spec::*;
 use crate::transport::mptcp::{MptcpConfig, MAX_SUBFLOWS};
+use crate::transport::quic::MAX_PATHS;
 use crate::transport::tcp::{DelayedAck, TcpConfig};
 
 pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
@@ -138,12 +139,28 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
                     check_per_path(&key, mptcp, mp.len())?;
                     mptcp_spec(&f.transport, mp)
                 }
+                Transport::Quic { paths, quic, .. } => {
+                    let routes = if quic.multipath {
+                        let mp = mptcp_paths(topo, &key, paths.as_deref(), src, dst)?;
+                        if mp.len() > MAX_PATHS {
+                            return fail(
+                                join(&key, "paths"),
+                                format!("{} paths from `{}` to `{}`, more than {MAX_PATHS} (mpquic): list the paths to use", mp.len(), topo.name(src), topo.name(dst)),
+                            );
+                        }
+                        mp
+                    } else {
+                        vec![fwd.clone()]
+                    };
+                    quic_spec(&f.transport, routes)
+                }
                 _ => transport(&f.transport),
             };
             let (fwd, rev) = match &transport {
                 TransportSpec::Mptcp(m) => {
                     (m.paths[0].fwd_route.clone(), m.paths[0].rev_route.clone())
                 }
+                TransportSpec::Quic(q) => (q.paths[0].fwd_route.clone(), q.paths[0].rev_route.clone()),
                 _ => (fwd, rev),
             };
             for _ in 0..f.count {
@@ -305,6 +322,16 @@ fn mptcp_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
     })
 }
 
+fn quic_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
+    let Transport::Quic { cc, scheduler, quic, .. } = t else { unreachable!("quic transport") };
+    let paths = routes
+        .into_iter()
+        .enumerate()
+        .map(|(i, fwd)| PathSpec { rev_route: routes::reverse(&fwd), fwd_route: fwd, priority: i as u32, backup: false })
+        .collect();
+    TransportSpec::Quic(QuicSpec { cc: cc.clone(), scheduler: scheduler.clone(), quic: quic.clone(), paths })
+}
+
 fn tcp_config(tcp: &raw::TcpOpts) -> TcpConfig {
     TcpConfig {
         mss: tcp.mss.0 as u32,
@@ -333,7 +360,7 @@ fn transport(t: &Transport) -> TransportSpec {
             cc: cc.clone(),
             config: tcp_config(tcp),
         }),
-        Transport::Mptcp { .. } => unreachable!("mptcp flows are resolved with their paths"),
+        Transport::Mptcp { .. } | Transport::Quic { .. } => unreachable!("multipath flows are resolved with their paths"),
         Transport::Udp { packet_size } => TransportSpec::Udp(UdpSpec {
             payload: (packet_size.0 - d::UDP_HEADER) as u32,
         }),
@@ -347,7 +374,7 @@ fn app(a: &App, t: &Transport) -> AppSpec {
             let write_size = match (write_size, t) {
                 (Some(w), _) => w.0,
                 (None, Transport::Udp { packet_size }) => packet_size.0 - d::UDP_HEADER,
-                (None, Transport::Tcp { .. } | Transport::Mptcp { .. }) => d::TCP_WRITE_SIZE.0,
+                (None, Transport::Tcp { .. } | Transport::Mptcp { .. } | Transport::Quic { .. }) => d::TCP_WRITE_SIZE.0,
             };
             AppSpec::Cbr {
                 rate_bps: rate.0,

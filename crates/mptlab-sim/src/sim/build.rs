@@ -10,6 +10,7 @@ use crate::net::{Link, Proto, RouteTable};
 use crate::spec::{AppSpec, RunSpec, TransportSpec};
 use crate::transport::segment::UDP_HEADER_BYTES;
 use crate::transport::mptcp::{MptcpReceiver, MptcpSender, SubflowParams};
+use crate::transport::quic::{QuicConn, Role};
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::udp::UdpReceiver;
 use mptlab_engine::{Arena, EventQueue, LazyTimer, RngStream, StreamId};
@@ -88,6 +89,16 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
                 mp = Some(Box::new(MpMetrics::new(m.paths.len(), trace_every, duration)));
                 (Proto::Tcp, Transport::Mptcp { snd: Box::new(snd), rcv: Box::new(rcv) }, App::new(&f.app, None, rng))
             }
+            TransportSpec::Quic(q) => {
+                let sched_seed = RngStream::new(spec.seed, StreamId::named(STREAM_SCHEDULER, &f.name)).next_u64();
+                let n = q.paths.len();
+                let cli = QuicConn::new(Role::Client, q.quic.clone(), &q.cc, &q.scheduler, n, sched_seed);
+                let srv = QuicConn::new(Role::Server, q.quic.clone(), &q.cc, &q.scheduler, n, sched_seed ^ 1);
+                if q.quic.multipath {
+                    mp = Some(Box::new(MpMetrics::new(n, trace_every, duration)));
+                }
+                (Proto::Udp, Transport::Quic { cli: Box::new(cli), srv: Box::new(srv) }, App::new(&f.app, None, rng))
+            }
             TransportSpec::Udp(u) => {
                 let unit = match f.app {
                     AppSpec::Cbr { write_size, .. } => Some(udp_wire_bytes(write_size as u64, u.payload)),
@@ -137,6 +148,8 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         mp_scratch: Vec::with_capacity(64),
         codel_drops: Vec::new(),
         link_traces,
+        quic_wire: Default::default(),
+        quic_rx: Default::default(),
     };
     // Capacity models and scenario link events (link_events.rs).
     sim.schedule_link_events();

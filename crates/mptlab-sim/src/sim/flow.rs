@@ -4,6 +4,7 @@ use crate::apps::App;
 use crate::metrics::{IntervalBins, LogHistogram, Rfc3550Jitter, Trace};
 use crate::net::Proto;
 use crate::transport::mptcp::{MptcpReceiver, MptcpSender};
+use crate::transport::quic::QuicConn;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::udp::UdpReceiver;
 use mptlab_engine::{LazyTimer, Time};
@@ -12,6 +13,8 @@ pub enum Transport {
     Tcp { snd: Box<TcpSender>, rcv: Box<TcpReceiver> },
     Udp { payload: u32, next_seq: u64, rcv: UdpReceiver },
     Mptcp { snd: Box<MptcpSender>, rcv: Box<MptcpReceiver> },
+    /// QUIC or multipath QUIC: the client sends the application's data, the server receives.
+    Quic { cli: Box<QuicConn>, srv: Box<QuicConn> },
 }
 
 /// Per-path measurements of an MPTCP flow (seed 001's metrics), sampled every trace interval.
@@ -54,7 +57,7 @@ pub struct FlowMetrics {
     pub completion: Option<Time>,
     /// Application ticks skipped because a blocking write was still pending.
     pub blocked_ticks: u64,
-    /// MPTCP flows only.
+    /// Multipath flows (MPTCP, multipath QUIC) only.
     pub mp: Option<Box<MpMetrics>>,
 }
 

@@ -73,5 +73,6 @@ impl Simulation {
     /// transports themselves only see the losses.
     pub(super) fn on_link_state_change(&mut self, now: Time, link: LinkId, up: bool) {
         self.mptcp_interface_change(now, link, up);
+        self.quic_interface_change(now, link, up);
     }
 }

@@ -13,8 +13,10 @@ mod event;
 mod flow;
 mod link_events;
 mod mptcp;
+mod quic;
 pub mod results;
 mod results_mptcp;
+mod results_quic;
 
 pub use event::Ev;
 pub use flow::{Flow, FlowMetrics, MpMetrics, Transport};
@@ -65,6 +67,9 @@ pub struct Simulation {
     mp_scratch: Vec<MpSeg>,
     codel_drops: Vec<(Handle, u32)>,
     link_traces: Vec<results::LinkTrace>,
+    /// Frames of the QUIC packets in the network (`quic.rs`).
+    quic_wire: quic::WireSlab,
+    quic_rx: crate::transport::quic::WirePacket,
 }
 
 impl Simulation {
@@ -158,6 +163,9 @@ impl Simulation {
         let p = *self.packets.remove(h);
         self.counts.dropped += 1;
         let end = self.route_ends[p.route as usize];
+        if matches!(self.flows[end.flow as usize].transport, Transport::Quic { .. }) {
+            self.quic_wire.release(p.udp_seq as u32);
+        }
         let m = &mut self.flows[end.flow as usize].metrics;
         if p.is_data() {
             m.data_packets_dropped += 1;
@@ -212,7 +220,15 @@ impl Simulation {
         self.counts.delivered += 1;
         let end = self.route_ends[p.route as usize];
         let (f, path) = (end.flow as usize, end.path as usize);
-        if end.to_receiver {
+        if matches!(self.flows[f].transport, Transport::Quic { .. }) {
+            if p.is_data() && end.to_receiver {
+                self.counts.delivered_data += 1;
+                let m = &mut self.flows[f].metrics;
+                m.jitter.on_packet(p.sent_at, now);
+                m.owd.record(now - p.sent_at);
+            }
+            self.quic_deliver(now, f, path, end.to_receiver, &p);
+        } else if end.to_receiver {
             self.deliver_to_receiver(now, f, path, &p);
         } else if matches!(self.flows[f].transport, Transport::Mptcp { .. }) {
             self.mptcp_ack(now, f, path, &p);
@@ -237,6 +253,7 @@ impl Simulation {
                 d
             }
             Transport::Udp { rcv, .. } => rcv.on_datagram(p.udp_seq, p.udp_payload),
+            Transport::Quic { .. } => unreachable!("quic packets go to quic_deliver"),
             Transport::Mptcp { rcv, .. } => {
                 if p.epoch != rcv.subs[path].epoch {
                     0 // a packet of a closed subflow incarnation
@@ -249,16 +266,23 @@ impl Simulation {
             }
         };
         if delivered > 0 {
-            let m = &mut flow.metrics;
-            m.goodput.add(now, delivered);
-            m.bytes_delivered += delivered;
-            if m.completion.is_none() && flow.app.file_size().is_some_and(|s| m.bytes_delivered >= s) {
-                m.completion = Some(now);
-            }
+            self.record_delivery(now, f, delivered);
         }
-        if flow.proto == Proto::Tcp {
+        if self.flows[f].proto == Proto::Tcp {
             self.flush_headers(now, f, path, RECEIVER);
             self.sync_timer(f, path, RECEIVER);
+        }
+    }
+
+    /// `bytes` more were delivered in order to flow `f`'s receiving application.
+    #[inline]
+    fn record_delivery(&mut self, now: Time, f: usize, bytes: u64) {
+        let flow = &mut self.flows[f];
+        let m = &mut flow.metrics;
+        m.goodput.add(now, bytes);
+        m.bytes_delivered += bytes;
+        if m.completion.is_none() && flow.app.file_size().is_some_and(|s| m.bytes_delivered >= s) {
+            m.completion = Some(now);
         }
     }
 
@@ -333,7 +357,7 @@ impl Simulation {
             Transport::Tcp { rcv, .. } => (rcv.deadline(), None),
             Transport::Mptcp { snd, .. } if role == SENDER => (snd.deadline(path), snd.pacing_deadline(path)),
             Transport::Mptcp { rcv, .. } => (rcv.deadline(path), None),
-            Transport::Udp { .. } => return,
+            Transport::Udp { .. } | Transport::Quic { .. } => return,
         };
         if role == SENDER {
             self.arm(f, 3 * path + SENDER, d);
@@ -364,6 +388,7 @@ impl Simulation {
             Fired::Stale => {}
             Fired::Rearm { at, generation } => self.queue.schedule(at, Ev::Timer { ep, generation }),
             Fired::Expired if matches!(self.flows[f].transport, Transport::Mptcp { .. }) => self.mptcp_timer(now, f, path, role),
+            Fired::Expired if matches!(self.flows[f].transport, Transport::Quic { .. }) => self.quic_timer(now, f, role),
             Fired::Expired => {
                 let Transport::Tcp { snd, rcv } = &mut self.flows[f].transport else {
                     return;
@@ -387,7 +412,20 @@ impl Simulation {
         let flow = &mut self.flows[f];
         let tick = flow.app.first(now);
         let bulk = flow.app.is_bulk();
-        if matches!(flow.transport, Transport::Mptcp { .. }) {
+        let file = flow.app.file_size().is_some();
+        if matches!(flow.transport, Transport::Quic { .. }) {
+            self.drive_quic(now, f, SENDER, |cli| {
+                cli.start(now);
+                if bulk {
+                    cli.set_unlimited();
+                } else {
+                    cli.write(tick.bytes);
+                }
+                if file {
+                    cli.finish();
+                }
+            });
+        } else if matches!(flow.transport, Transport::Mptcp { .. }) {
             self.drive_mptcp(now, f, |snd, backlog, out| {
                 if bulk {
                     snd.set_unlimited();
@@ -424,6 +462,14 @@ impl Simulation {
     fn on_app_tick(&mut self, now: Time, f: usize) {
         let flow = &mut self.flows[f];
         let tick = flow.app.tick(now);
+        if matches!(flow.transport, Transport::Quic { .. }) {
+            // The QUIC send buffer is unbounded: a write is never blocked.
+            self.drive_quic(now, f, SENDER, |cli| cli.write(tick.bytes));
+            if let Some(t) = tick.next {
+                self.schedule_app(f, t);
+            }
+            return;
+        }
         match flow.proto {
             // The writer is still blocked on its previous write: this tick produces nothing.
             Proto::Tcp if flow.backlog > 0 => flow.metrics.blocked_ticks += 1,
@@ -448,6 +494,7 @@ impl Simulation {
         match &mut flow.transport {
             Transport::Tcp { snd, .. } => snd.close_writes(),
             Transport::Mptcp { snd, .. } => snd.close_writes(),
+            Transport::Quic { cli, .. } => cli.finish(),
             Transport::Udp { .. } => {}
         }
     }
@@ -494,6 +541,7 @@ impl Simulation {
                     }
                 }
                 Transport::Mptcp { snd, .. } => mptcp::sample(now, snd, &mut flow.metrics),
+                Transport::Quic { cli, .. } => quic::sample(now, cli, &mut flow.metrics),
                 Transport::Udp { .. } => {}
             }
         }

@@ -61,6 +61,17 @@ impl Columns {
     }
 }
 
+/// The protocol as the scenario names it.
+fn protocol_name(t: &TransportSpec) -> &'static str {
+    match t {
+        TransportSpec::Tcp(_) => "tcp",
+        TransportSpec::Udp(_) => "udp",
+        TransportSpec::Mptcp(_) => "mptcp",
+        TransportSpec::Quic(q) if q.quic.multipath => "mpquic",
+        TransportSpec::Quic(_) => "quic",
+    }
+}
+
 pub(super) fn ms(ns: f64) -> f64 {
     ns / 1e6
 }
@@ -145,6 +156,11 @@ impl Simulation {
                             }),
                         )
                     }
+                    (TransportSpec::Quic(t), Transport::Quic { cli, .. }) => {
+                        let lost: u64 = cli.paths.iter().map(|p| p.stats.packets_lost).sum();
+                        let ptos: u64 = cli.paths.iter().map(|p| p.stats.ptos).sum();
+                        (json!(t.cc.name()), json!({"retransmissions": lost, "rto_count": ptos}))
+                    }
                     (TransportSpec::Mptcp(t), Transport::Mptcp { snd, .. }) => {
                         let sum = |g: fn(&crate::transport::tcp::SenderStats) -> u64| -> u64 { snd.subs.iter().map(|s| g(&s.snd.stats)).sum() };
                         (json!(t.cc.name()), json!({"retransmissions": sum(|s| s.retransmissions), "rto_count": sum(|s| s.rto_count)}))
@@ -153,7 +169,7 @@ impl Simulation {
                 };
                 let jitter = jitter_json(&m.jitter);
                 json!({
-                    "name": fs.name, "group": fs.group, "protocol": if matches!(flow.transport, Transport::Mptcp { .. }) { "mptcp" } else { flow.proto.name() }, "cc": cc,
+                    "name": fs.name, "group": fs.group, "protocol": protocol_name(&fs.transport), "cc": cc,
                     "src": node(fs.src), "dst": node(fs.dst),
                     "goodput_mbps": goodput,
                     "bytes_delivered": m.bytes_delivered,
@@ -170,6 +186,7 @@ impl Simulation {
                     "completion_time_s": m.completion.map(|t| as_secs_f64(t - flow.start)),
                     "app_blocked_ticks": m.blocked_ticks,
                     "mptcp": self.mptcp_summary(i),
+                    "quic": self.quic_summary(i),
                 })
             })
             .collect();

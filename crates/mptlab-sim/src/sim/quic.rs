@@ -1,0 +1,163 @@
+//! QUIC and multipath QUIC flows in the simulation: the two endpoints (client = data sender,
+//! server = receiver), their packets on each path's route pair, one timer per endpoint, the
+//! path manager's reaction to interface events, and per-path samples.
+//!
+//! A QUIC packet's frames do not fit the fixed-size `Packet`: they live in a pooled slab
+//! (`WireSlab`) and the packet carries the slab index in `udp_seq` (QUIC packets are UDP
+//! datagrams on the wire; `udp_payload` holds the STREAM bytes carried, so ACK-only packets
+//! count as non-data). A slot returns to the pool when its packet is delivered or dropped;
+//! pooled packets keep their allocations, so steady state allocates nothing.
+
+use super::flow::{FlowMetrics, Transport};
+use super::{Packet, Simulation, RECEIVER, SENDER};
+use crate::net::Proto;
+use crate::spec::TransportSpec;
+use crate::transport::quic::{QuicConn, WirePacket};
+use mptlab_engine::Time;
+
+#[derive(Default)]
+pub(super) struct WireSlab {
+    items: Vec<WirePacket>,
+    free: Vec<u32>,
+}
+
+impl WireSlab {
+    fn alloc(&mut self) -> u32 {
+        self.free.pop().unwrap_or_else(|| {
+            self.items.push(WirePacket::default());
+            (self.items.len() - 1) as u32
+        })
+    }
+
+    fn get_mut(&mut self, i: u32) -> &mut WirePacket {
+        &mut self.items[i as usize]
+    }
+
+    pub(super) fn release(&mut self, i: u32) {
+        self.free.push(i);
+    }
+
+    /// Swap the packet in slot `i` with `with` (to read it while the slab is in use) and free
+    /// the slot.
+    fn take(&mut self, i: u32, with: &mut WirePacket) {
+        std::mem::swap(&mut self.items[i as usize], with);
+        self.free.push(i);
+    }
+}
+
+fn endpoint(t: &mut Transport, role: usize) -> Option<&mut QuicConn> {
+    match t {
+        Transport::Quic { cli, .. } if role == SENDER => Some(cli),
+        Transport::Quic { srv, .. } => Some(srv),
+        _ => None,
+    }
+}
+
+impl Simulation {
+    /// Run `op` on one endpoint of QUIC flow `f`, then send what it has and align its timer.
+    pub(super) fn drive_quic(&mut self, now: Time, f: usize, role: usize, op: impl FnOnce(&mut QuicConn)) {
+        let Some(ep) = endpoint(&mut self.flows[f].transport, role) else { return };
+        op(ep);
+        self.flush_quic(now, f, role);
+    }
+
+    fn flush_quic(&mut self, now: Time, f: usize, role: usize) {
+        loop {
+            let idx = self.quic_wire.alloc();
+            let flow = &mut self.flows[f];
+            let Some(ep) = endpoint(&mut flow.transport, role) else { return };
+            let buf = self.quic_wire.get_mut(idx);
+            let Some(slot) = ep.poll_transmit(now, buf) else {
+                self.quic_wire.release(idx);
+                break;
+            };
+            let stream_bytes = buf.frames.stream_bytes() as u32;
+            let size = buf.wire_size();
+            if stream_bytes > 0 {
+                flow.metrics.data_packets_sent += 1;
+            } else {
+                flow.metrics.ack_packets_sent += 1;
+            }
+            let route = flow.route_base + 2 * slot as u32 + (role != SENDER) as u32;
+            self.send_packet(
+                now,
+                Packet { route, hop: 0, proto: Proto::Udp, size, sent_at: now, udp_seq: idx as u64, udp_payload: stream_bytes, ..Default::default() },
+            );
+        }
+        let now = self.queue.now();
+        let d = endpoint(&mut self.flows[f].transport, role).and_then(|ep| ep.deadline(now));
+        self.arm(f, role, d);
+    }
+
+    /// A QUIC packet reached the end of its route.
+    pub(super) fn quic_deliver(&mut self, now: Time, f: usize, path: usize, to_server: bool, p: &Packet) {
+        let mut pkt = std::mem::take(&mut self.quic_rx);
+        self.quic_wire.take(p.udp_seq as u32, &mut pkt);
+        let role = if to_server { RECEIVER } else { SENDER };
+        let mut delivered = 0;
+        self.drive_quic(now, f, role, |ep| delivered = ep.on_packet(now, path, &pkt));
+        self.quic_rx = pkt;
+        if delivered > 0 {
+            self.record_delivery(now, f, delivered);
+        }
+    }
+
+    pub(super) fn quic_timer(&mut self, now: Time, f: usize, role: usize) {
+        self.drive_quic(now, f, role, |ep| ep.on_timeout(now));
+    }
+
+    /// The path manager of multipath QUIC flows: a path whose route starts or ends on `link`
+    /// is abandoned when the link goes down and a new path is opened on it when it comes back
+    /// (as for MPTCP, a link inside a route fails only through PTOs).
+    pub(super) fn quic_interface_change(&mut self, now: Time, link: u32, up: bool) {
+        for f in 0..self.flows.len() {
+            let TransportSpec::Quic(q) = &self.spec.flows[f].transport else { continue };
+            if !q.quic.multipath {
+                continue;
+            }
+            let touching: Vec<usize> = q
+                .paths
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| [p.fwd_route.first(), p.fwd_route.last(), p.rev_route.first(), p.rev_route.last()].contains(&Some(&link)))
+                .map(|(i, _)| i)
+                .collect();
+            if touching.is_empty() {
+                continue;
+            }
+            self.drive_quic(now, f, SENDER, |cli| {
+                for slot in touching {
+                    if up {
+                        cli.path_up(now, slot);
+                    } else {
+                        cli.path_down(now, slot);
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// One sample of a QUIC flow: total window, SRTT per path.
+pub(super) fn sample(now: Time, cli: &QuicConn, m: &mut FlowMetrics) {
+    let mut cwnd = 0;
+    let mut srtt0 = None;
+    for (i, p) in cli.paths.iter().enumerate() {
+        if !p.usable() {
+            continue;
+        }
+        cwnd += p.cc.window();
+        let r = p.recovery.rtt();
+        if r.has_sample() {
+            let ms = r.smoothed_rtt() as f64 / 1e6;
+            srtt0.get_or_insert(ms);
+            if let Some(mp) = m.mp.as_mut() {
+                mp.srtt[i].record(now, ms);
+            }
+        }
+    }
+    m.cwnd.record(now, cwnd as f64);
+    if let Some(s) = srtt0 {
+        m.srtt.record(now, s);
+    }
+}
