@@ -26,6 +26,10 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
     ("owd_ms",
      "one-way delay: arrival time at the receiver minus send time at the sender, per data \
       packet delivered, in ms; distribution over packets"),
+    ("interarrival_ms",
+     "inter-packet arrival time: time between consecutive data packets arriving at the \
+      receiver (all paths of a multipath flow together, duplicates included), in ms; \
+      distribution over arrivals (seed 002's 'inter-packet arrival time')"),
     ("loss_pct",
      "packet loss: packets dropped (at queues, on the channel or at a link that is down) over \
       packets sent, in percent, per protocol"),

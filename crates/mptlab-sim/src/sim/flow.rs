@@ -47,6 +47,9 @@ pub struct FlowMetrics {
     pub jitter: Rfc3550Jitter,
     /// One-way delay of data packets (ns).
     pub owd: LogHistogram,
+    /// Time between consecutive data packet arrivals at the receiver (ns).
+    pub interarrival: LogHistogram,
+    pub last_data_arrival: Option<Time>,
     pub cwnd: Trace,
     pub srtt: Trace,
     pub data_packets_sent: u64,
@@ -62,11 +65,23 @@ pub struct FlowMetrics {
 }
 
 impl FlowMetrics {
+    /// A data packet sent at `sent_at` reached the receiver at `now`.
+    #[inline]
+    pub fn on_data_arrival(&mut self, sent_at: Time, now: Time) {
+        self.jitter.on_packet(sent_at, now);
+        self.owd.record(now - sent_at);
+        if let Some(last) = self.last_data_arrival.replace(now) {
+            self.interarrival.record(now - last);
+        }
+    }
+
     pub fn new(interval: Time, trace_every: Time, duration: Time) -> Self {
         Self {
             goodput: IntervalBins::new(interval, duration),
             jitter: Rfc3550Jitter::new(),
             owd: LogHistogram::new(),
+            interarrival: LogHistogram::new(),
+            last_data_arrival: None,
             cwnd: Trace::new(trace_every, duration),
             srtt: Trace::new(trace_every, duration),
             data_packets_sent: 0,

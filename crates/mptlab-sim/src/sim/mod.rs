@@ -223,9 +223,7 @@ impl Simulation {
         if matches!(self.flows[f].transport, Transport::Quic { .. }) {
             if p.is_data() && end.to_receiver {
                 self.counts.delivered_data += 1;
-                let m = &mut self.flows[f].metrics;
-                m.jitter.on_packet(p.sent_at, now);
-                m.owd.record(now - p.sent_at);
+                self.flows[f].metrics.on_data_arrival(p.sent_at, now);
             }
             self.quic_deliver(now, f, path, end.to_receiver, &p);
         } else if end.to_receiver {
@@ -242,8 +240,7 @@ impl Simulation {
         let flow = &mut self.flows[f];
         if p.is_data() {
             self.counts.delivered_data += 1;
-            flow.metrics.jitter.on_packet(p.sent_at, now);
-            flow.metrics.owd.record(now - p.sent_at);
+            flow.metrics.on_data_arrival(p.sent_at, now);
         }
         let delivered = match &mut flow.transport {
             Transport::Tcp { rcv, .. } => {

@@ -183,6 +183,7 @@ impl Simulation {
                     "tcp": tcp,
                     "jitter_ms": jitter,
                     "owd_ms": quantiles_ms(&m.owd),
+                    "interarrival_ms": quantiles_ms(&m.interarrival),
                     "completion_time_s": m.completion.map(|t| as_secs_f64(t - flow.start)),
                     "app_blocked_ticks": m.blocked_ticks,
                     "mptcp": self.mptcp_summary(i),

@@ -147,7 +147,7 @@ fn unknown_protocol_lists_protocols() {
         "flows.bulk.protocol",
         "unknown protocol",
     );
-    assert_eq!(e.choices, ["tcp", "udp", "mptcp"]);
+    assert_eq!(e.choices, ["tcp", "udp", "mptcp", "quic", "mpquic"]);
 }
 
 #[test]
@@ -558,7 +558,7 @@ fn display_joins_key_reason_and_choices() {
     );
     assert_eq!(
         e.to_string(),
-        "flows.bulk.protocol: unknown protocol `sctp` (valid: tcp, udp, mptcp)"
+        "flows.bulk.protocol: unknown protocol `sctp` (valid: tcp, udp, mptcp, quic, mpquic)"
     );
     let e = bad(&[("flows.bulk.start", "10s")], "flows.bulk.start", "before");
     assert!(!e.to_string().contains("valid:"));
@@ -735,4 +735,20 @@ fn mptcp_paths_and_per_path_lists_are_checked() {
     bad(&[mp, ("flows.bulk.path", r#"["s1", "r1", "r2", "d1"]"#)], "flows.bulk.path", "paths");
     bad(&[mp, ("flows.bulk.tcp", "{ recv_buffer = \"1MB\" }")], "flows.bulk.tcp.recv_buffer", "mptcp.recv_buffer");
     bad(&[mp, ("flows.bulk.mptcp", "{ recv_buffer = \"100B\" }")], "flows.bulk.mptcp.recv_buffer", "at least one segment");
+}
+
+#[test]
+fn quic_options_are_checked_by_key() {
+    let quic = ("flows.bulk.protocol", "\"quic\"");
+    // The quic table only on quic flows; tcp options not on quic flows.
+    bad(&[("flows.bulk.quic.streams", "2")], "flows.bulk.quic", "only for quic and mpquic");
+    bad(&[quic, ("flows.bulk.tcp.mss", "1000")], "flows.bulk.tcp", "not used by quic flows");
+    let e = bad(&[quic, ("flows.bulk.quic.strems", "2")], "flows.bulk.quic.strems", "unknown key");
+    assert!(e.choices.contains(&"streams".to_string()));
+    bad(&[quic, ("flows.bulk.quic.max_udp_payload", "\"1000B\"")], "flows.bulk.quic.max_udp_payload", "at least 1200");
+    bad(&[quic, ("flows.bulk.quic.pto_probe_packets", "3")], "flows.bulk.quic.pto_probe_packets", "");
+    // Schedulers and paths belong to mpquic, not single-path quic.
+    bad(&[quic, ("flows.bulk.scheduler", "\"blp\"")], "flows.bulk.scheduler", "only for mptcp and mpquic");
+    let e = bad(&[("flows.bulk.protocol", "\"mpquic\""), ("flows.bulk.scheduler", "\"fastest\"")], "flows.bulk.scheduler", "unknown scheduler");
+    assert!(e.choices.contains(&"blp".to_string()));
 }
