@@ -91,6 +91,8 @@ enum Proto {
     Udp { packet_size: u32 },
     /// Index into MP_CCS and MP_SCHEDULERS.
     Mptcp { cc: usize, sched: usize, sack: bool, delack: bool, handshake: bool, mss: u32, buf_kb: u32, opportunistic: bool },
+    /// QUIC or multipath QUIC; cc and sched index MP_CCS and MP_SCHEDULERS.
+    Quic { multipath: bool, cc: usize, sched: usize, streams: u32, handshake: bool, payload: u32, window_kb: u32 },
 }
 
 /// Controllers and schedulers the fuzzer gives MPTCP flows.
@@ -257,6 +259,18 @@ impl ScenarioP {
                     let buf = (*buf_kb as u64 * 1000).max(*mss as u64);
                     writeln!(t, "mptcp = {{ recv_buffer = \"{buf}B\", opportunistic_retransmit = {opportunistic} }}").unwrap();
                 }
+                Proto::Quic { multipath, cc, sched, streams, handshake, payload, window_kb } => {
+                    writeln!(t, "protocol = \"{}\"\ncc = \"{}\"", if *multipath { "mpquic" } else { "quic" }, MP_CCS[*cc]).unwrap();
+                    if *multipath {
+                        writeln!(t, "scheduler = \"{}\"", MP_SCHEDULERS[*sched]).unwrap();
+                    }
+                    let w = *window_kb as u64 * 1000;
+                    writeln!(
+                        t,
+                        "quic = {{ streams = {streams}, handshake = {handshake}, max_udp_payload = \"{payload}B\", max_data = \"{w}B\", max_stream_data = \"{w}B\" }}"
+                    )
+                    .unwrap();
+                }
             }
             t.push('\n');
         }
@@ -318,7 +332,29 @@ fn proto_strategy() -> impl Strategy<Value = Proto> {
             .prop_map(|(reno, sack, delack, handshake, mss)| Proto::Tcp { reno, sack, delack, handshake, mss }),
         1 => (29u32..=1500).prop_map(|packet_size| Proto::Udp { packet_size }),
         2 => mptcp_strategy(),
+        2 => quic_strategy(),
     ]
+}
+
+fn quic_strategy() -> impl Strategy<Value = Proto> {
+    (
+        any::<bool>(),
+        0..MP_CCS.len(),
+        0..MP_SCHEDULERS.len(),
+        1u32..=4,
+        any::<bool>(),
+        prop_oneof![Just(1472u32), 1200u32..=1472],
+        prop_oneof![Just(16_000u32), 2u32..=500],
+    )
+        .prop_map(|(multipath, cc, sched, streams, handshake, payload, window_kb)| Proto::Quic {
+            multipath,
+            cc,
+            sched,
+            streams,
+            handshake,
+            payload,
+            window_kb,
+        })
 }
 
 fn mptcp_strategy() -> impl Strategy<Value = Proto> {
@@ -467,6 +503,35 @@ fn check(sim: &Simulation, prev: &mut [Prev], toml: &str) -> Result<(), TestCase
                 prop_assert!(dack >= p.rcv_nxt && snd.data_una() >= p.snd_una, "flow {} went back", f);
                 p.rcv_nxt = dack;
                 p.snd_una = snd.data_una();
+            }
+            (Transport::Quic { cli, srv }, TransportSpec::Quic(_)) => {
+                // Stream level: each stream delivers in order exactly once, only what the client
+                // wrote, and the client never believes more acknowledged than the server holds.
+                let mut total = 0;
+                for s in cli.send.streams() {
+                    let got = srv.recv.stream(s.id()).map_or(0, |r| r.delivered());
+                    prop_assert!(got <= s.sent().max(got.min(s.written())) && got <= s.written(), "flow {} stream {} delivered {} of {} written", f, s.id(), got, s.written());
+                    let acked_prefix = s.acked().first().map_or(0, |(lo, hi)| if lo == 0 { hi } else { 0 });
+                    prop_assert!(acked_prefix <= got, "flow {} stream {} acked {} > delivered {}", f, s.id(), acked_prefix, got);
+                    total += got;
+                }
+                prop_assert_eq!(srv.recv.stats.bytes_delivered, total, "flow {} QUIC delivered count != sum over streams", f);
+                prop_assert_eq!(m.bytes_delivered, total, "flow {} application bytes != stream deliveries", f);
+                if let AppSpec::File { size } = fs.app {
+                    let written: u64 = cli.send.streams().iter().map(|s| s.written()).sum();
+                    prop_assert!(written <= size, "flow {} wrote {} bytes of a {}-byte file", f, written, size);
+                    if m.completion.is_some() {
+                        prop_assert_eq!(total, size, "flow {} completed with {} of {} bytes", f, total, size);
+                    } else {
+                        prop_assert!(total < size, "flow {} has the whole file but no completion time", f);
+                    }
+                }
+                for (i, p) in cli.paths.iter().enumerate() {
+                    prop_assert!(p.cc.window() >= p.cc.minimum_window(), "flow {} path {} window {} below kMinimumWindow", f, i, p.cc.window());
+                }
+                let p = &mut prev[f];
+                prop_assert!(total >= p.rcv_nxt, "flow {} went back", f);
+                p.rcv_nxt = total;
             }
             _ => prop_assert!(false, "flow {} transport does not match its spec", f),
         }
@@ -658,6 +723,42 @@ proptest! {
     }
 }
 
+/// QUIC and multipath QUIC file transfers over 1–3 disjoint paths with moderate random loss,
+/// random controllers, schedulers, stream counts, packet sizes and flow-control windows: every
+/// transfer completes with exactly the file's bytes, once, in order per stream.
+fn quic_completion_strategy() -> impl Strategy<Value = ScenarioP> {
+    (completion_strategy(), 1usize..=3, proptest::collection::vec((quic_strategy(), 1u64..=300_000, 0u64..2000), 1..=3)).prop_map(
+        |(base, k, flows)| {
+            let flows = flows
+                .into_iter()
+                .map(|(proto, size, start_ms)| FlowP { src: 0, dst: 1, proto, app: App::File { size }, start_ms, stop_ms: None })
+                .collect();
+            ScenarioP { topo: Topo::Parallel(k), flows, ..base }
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(cases(128))]
+
+    #[test]
+    fn quic_file_transfers_complete_exactly_once(sc in quic_completion_strategy()) {
+        let sim = run_checked(&sc, &[(10 * SECOND) as i64])?;
+        let toml = sc.toml();
+        for (f, flow) in sim.flows.iter().enumerate() {
+            let AppSpec::File { size } = sim.spec.flows[f].app else { unreachable!() };
+            let Transport::Quic { cli, srv } = &flow.transport else { unreachable!() };
+            prop_assert!(
+                flow.metrics.completion.is_some(),
+                "flow {} did not complete: {} of {} bytes; paths {:?}\n{}",
+                f, srv.recv.stats.bytes_delivered, size, cli.paths.iter().map(|p| (p.state, p.stats)).collect::<Vec<_>>(), toml
+            );
+            prop_assert_eq!(flow.metrics.bytes_delivered, size);
+            prop_assert_eq!(srv.recv.stats.bytes_delivered, size);
+        }
+    }
+}
+
 // ----- RTT samples are physical -----------------------------------------------------------------
 
 /// Largest RTT a never-retransmitted segment can see on flow `f`'s path in the scenarios of
@@ -704,7 +805,7 @@ fn one_way_tcp_strategy() -> impl Strategy<Value = ScenarioP> {
             for f in &mut flows {
                 f.src = 0;
                 f.dst = last;
-                if let Proto::Udp { .. } | Proto::Mptcp { .. } = f.proto {
+                if let Proto::Udp { .. } | Proto::Mptcp { .. } | Proto::Quic { .. } = f.proto {
                     f.proto = Proto::Tcp { reno: false, sack: false, delack: true, handshake: true, mss: 1460 };
                 }
             }

@@ -119,6 +119,11 @@ pub struct QuicConn {
     amp_sent: u64,
     /// Client: when each Idle slot is to be opened (multipath).
     opens: Vec<Option<Time>>,
+    /// RFC 9002 §6.2.2.1 anti-deadlock: a client without 1-RTT keys keeps a PTO armed even
+    /// with nothing in flight (the server may be blocked by its amplification limit): when its
+    /// last packet was sent, and the backoff exponent.
+    last_sent: Time,
+    deadlock_backoff: u32,
     next_path_id: u32,
     sched: AnyScheduler,
     picks_only_choice: bool,
@@ -158,6 +163,8 @@ impl QuicConn {
             amp_received: 0,
             amp_sent: 0,
             opens: vec![None; paths],
+            last_sent: 0,
+            deadlock_backoff: 0,
             next_path_id: paths as u32,
             picks_only_choice: sched.picks_only_choice(),
             sched: sched.build_seeded(seed),
@@ -355,13 +362,14 @@ impl QuicConn {
         if let Some(c) = &f.crypto {
             self.on_crypto(now, c);
         }
+        // A peer sends STREAM frames only with 1-RTT keys, which the server has from its own
+        // flight on: the frames are taken even if the client's Finished is still missing
+        // (RFC 9001 §5.7 lets the server buffer them; here they are delivered at once).
         let mut delivered = 0;
-        if self.keys {
-            for s in &f.stream {
-                match self.recv.on_frame(s) {
-                    Ok(n) => delivered += n,
-                    Err(_) => self.stats.protocol_errors += 1,
-                }
+        for s in &f.stream {
+            match self.recv.on_frame(s) {
+                Ok(n) => delivered += n,
+                Err(_) => self.stats.protocol_errors += 1,
             }
         }
         if let Some(m) = f.max_data {
@@ -571,12 +579,24 @@ impl QuicConn {
             }
             min(self.opens[i]);
         }
+        min(self.anti_deadlock_deadline());
         d
+    }
+
+    fn anti_deadlock_deadline(&self) -> Option<Time> {
+        let p = &self.paths[0];
+        let waiting = self.role == Role::Client && self.cfg.handshake && !self.keys && p.recovery.ack_eliciting_in_flight() == 0;
+        waiting.then(|| self.last_sent + p.recovery.pto_period().saturating_mul(1 << self.deadlock_backoff.min(20)))
     }
 
     /// Run what is due at `now`: loss-detection timers (time-threshold losses, PTOs), path
     /// openings. ACKs due are sent by the next `poll_transmit`.
     pub fn on_timeout(&mut self, now: Time) {
+        if self.anti_deadlock_deadline().is_some_and(|t| t <= now) {
+            self.deadlock_backoff += 1;
+            self.paths[0].probes = 1;
+            self.paths[0].stats.ptos += 1;
+        }
         for i in 0..self.paths.len() {
             if self.opens[i].is_some_and(|t| t <= now) {
                 self.open_path(now, i);
@@ -640,10 +660,10 @@ impl QuicConn {
             if !p.open() {
                 continue;
             }
-            if (p.challenge_pending && self.keys) || p.response_pending {
+            if ((p.challenge_pending && self.keys) || p.response_pending) && self.amplification_allows(MIN_INITIAL_UDP_PAYLOAD) {
                 return self.build(now, i, buf, Kind::Validation);
             }
-            if p.probes > 0 {
+            if p.probes > 0 && self.amplification_allows(64) {
                 return self.build(now, i, buf, Kind::Probe);
             }
         }
@@ -802,7 +822,7 @@ impl QuicConn {
         buf.path_id = self.paths[i].id;
         buf.pn = pn;
         let mut frames = Frames::default();
-        let mut limit = (self.cfg.max_udp_payload as u64).min(self.amplification_credit()) as u32 - AEAD_TAG_BYTES;
+        let mut limit = ((self.cfg.max_udp_payload as u64).min(self.amplification_credit()) as u32).saturating_sub(AEAD_TAG_BYTES);
         if kind == Kind::Data {
             // seed 002 eq. 8: the controller's packet size (UDP payload), at least 200 B.
             if let Some(s) = self.paths[i].cc.controller().packet_size() {
@@ -839,7 +859,7 @@ impl QuicConn {
             }
             Kind::Probe => {
                 p.probes -= 1;
-                if p.state == PathState::Validating {
+                if p.state == PathState::Validating && self.keys {
                     frames.path_challenge = true;
                 }
             }
@@ -859,7 +879,7 @@ impl QuicConn {
             used += wire::control_frames_len(&frames, multipath);
             let header = if self.crypto_tx.can_send() { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
             let mut room = limit.saturating_sub(header + used);
-            if self.crypto_tx.can_send() && room > 8 {
+            if kind != Kind::Validation && self.crypto_tx.can_send() && room > 8 {
                 if let Some(c) = self.crypto_tx.next_chunk((room - 8) as u64) {
                     room -= wire::crypto_frame_len(&c);
                     frames.crypto = Some(c);
@@ -887,7 +907,9 @@ impl QuicConn {
         let mut payload = header + used + wire::control_frames_len(&frames, multipath) + AEAD_TAG_BYTES;
         payload += frames.stream.iter().map(wire::stream_frame_len).sum::<u32>();
         payload += frames.crypto.as_ref().map_or(0, wire::crypto_frame_len);
-        let pad = (self.role == Role::Client && buf.long_header && !self.keys) || frames.path_challenge || frames.path_response;
+        // RFC 9000 §14.1: every datagram of a client before it has 1-RTT keys carries an
+        // Initial and is padded (ACK-only ones included, which then count in flight).
+        let pad = (self.role == Role::Client && !self.keys) || frames.path_challenge || frames.path_response;
         if pad {
             payload = payload.max(MIN_INITIAL_UDP_PAYLOAD);
         }
@@ -907,6 +929,7 @@ impl QuicConn {
             p.stats.ack_only_sent += 1;
         }
         self.amp_sent += payload as u64;
+        self.last_sent = now;
         let before = p.recovery.bytes_in_flight();
         let tx = p.cc.on_packet_sent(now, payload, in_flight, before);
         if in_flight {
@@ -915,7 +938,7 @@ impl QuicConn {
         buf.frames.clone_from(&frames);
         p.recovery.on_packet_sent(now, pn, payload, ack_eliciting, in_flight, WithTx { tx, frames });
         self.stats.stream_bytes_retransmitted = self.send.stats.retransmitted_bytes;
-        debug_assert!(buf.udp_payload <= self.cfg.max_udp_payload.max(MIN_INITIAL_UDP_PAYLOAD));
+        debug_assert!(buf.udp_payload <= self.cfg.max_udp_payload.max(MIN_INITIAL_UDP_PAYLOAD), "{kind:?} packet of {} B: {buf:?}", buf.udp_payload);
         Some(i)
     }
 }
