@@ -49,6 +49,8 @@ WORKLOADS: dict[str, Workload] = {
         Workload("W2-BBR", "scenarios/bench/w2.toml", _cc("bbr"), "W2 with BBR v1 (paced)"),
         Workload("W3", "scenarios/bench/w3.toml",
                  about="1 MPTCP connection, 2 disjoint 1 Gbit/s paths (10/15 ms one way), uncoupled NewReno"),
+        Workload("W4", "scenarios/bench/w4.toml",
+                 about="1 MPQUIC connection over W3's paths, NewReno per path, MinRTT"),
     )
 }
 

@@ -149,7 +149,6 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         codel_drops: Vec::new(),
         link_traces,
         quic_wire: Default::default(),
-        quic_rx: Default::default(),
     };
     // Capacity models and scenario link events (link_events.rs).
     sim.schedule_link_events();

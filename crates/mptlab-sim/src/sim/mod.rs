@@ -69,7 +69,6 @@ pub struct Simulation {
     link_traces: Vec<results::LinkTrace>,
     /// Frames of the QUIC packets in the network (`quic.rs`).
     quic_wire: quic::WireSlab,
-    quic_rx: crate::transport::quic::WirePacket,
 }
 
 impl Simulation {

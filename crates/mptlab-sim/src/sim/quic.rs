@@ -37,11 +37,8 @@ impl WireSlab {
         self.free.push(i);
     }
 
-    /// Swap the packet in slot `i` with `with` (to read it while the slab is in use) and free
-    /// the slot.
-    fn take(&mut self, i: u32, with: &mut WirePacket) {
-        std::mem::swap(&mut self.items[i as usize], with);
-        self.free.push(i);
+    fn get(&self, i: u32) -> &WirePacket {
+        &self.items[i as usize]
     }
 }
 
@@ -91,12 +88,14 @@ impl Simulation {
 
     /// A QUIC packet reached the end of its route.
     pub(super) fn quic_deliver(&mut self, now: Time, f: usize, path: usize, to_server: bool, p: &Packet) {
-        let mut pkt = std::mem::take(&mut self.quic_rx);
-        self.quic_wire.take(p.udp_seq as u32, &mut pkt);
+        let idx = p.udp_seq as u32;
         let role = if to_server { RECEIVER } else { SENDER };
-        let mut delivered = 0;
-        self.drive_quic(now, f, role, |ep| delivered = ep.on_packet(now, path, &pkt));
-        self.quic_rx = pkt;
+        // Read the frames in place (the slab and the flows are separate fields), then free the
+        // slot before the endpoint sends its answers.
+        let Some(ep) = endpoint(&mut self.flows[f].transport, role) else { return };
+        let delivered = ep.on_packet(now, path, self.quic_wire.get(idx));
+        self.quic_wire.release(idx);
+        self.flush_quic(now, f, role);
         if delivered > 0 {
             self.record_delivery(now, f, delivered);
         }

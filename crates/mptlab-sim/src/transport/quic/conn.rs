@@ -936,7 +936,13 @@ impl QuicConn {
             p.on_paced(now, payload);
         }
         buf.frames.clone_from(&frames);
-        p.recovery.on_packet_sent(now, pn, payload, ack_eliciting, in_flight, WithTx { tx, frames });
+        // A packet that is neither ack-eliciting nor in flight (ACK-only) is not tracked: the
+        // peer never has to acknowledge it, so its record would only wait for a loss
+        // declaration that may never come (RFC 9002 §2 leaves it out of congestion control
+        // and PTO; its packet number still advances).
+        if ack_eliciting || in_flight {
+            p.recovery.on_packet_sent(now, pn, payload, ack_eliciting, in_flight, WithTx { tx, frames });
+        }
         self.stats.stream_bytes_retransmitted = self.send.stats.retransmitted_bytes;
         debug_assert!(buf.udp_payload <= self.cfg.max_udp_payload.max(MIN_INITIAL_UDP_PAYLOAD), "{kind:?} packet of {} B: {buf:?}", buf.udp_payload);
         Some(i)

@@ -173,7 +173,11 @@ impl<F> SentPackets<F> {
     /// Mark the outstanding packets in `lo..=hi` acknowledged, appending them to `out` in
     /// packet-number order.
     pub fn ack_range(&mut self, lo: u64, hi: u64, out: &mut Vec<SentPacket<F>>, sum: &mut AckedSummary) {
-        let mut i = self.slots.partition_point(|s| s.pn < lo);
+        // Ranges repeated from earlier ACK frames are mostly below every record still held.
+        if self.slots.front().is_none_or(|s| s.pn > hi) {
+            return;
+        }
+        let mut i = if self.slots[0].pn >= lo { 0 } else { self.slots.partition_point(|s| s.pn < lo) };
         while i < self.slots.len() && self.slots[i].pn <= hi {
             if self.slots[i].state == State::Outstanding {
                 self.release(i);
