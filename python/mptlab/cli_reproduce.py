@@ -23,18 +23,22 @@ from mptlab.cli import EXIT_FAILED, DaskOption, WorkersOption, app, check_dask_a
         "  mptlab reproduce seed001                  30 runs per pair into reproductions/seed001/\n\n"
         "  mptlab reproduce seed001 --runs 5 -j 2    a quicker look: 5 runs per pair\n\n"
         "  mptlab reproduce seed001 --dask local:4   on a local Dask cluster\n\n"
+        "  mptlab reproduce seed002                  3 runs per configuration into reproductions/seed002/\n\n"
         "Studies: seed001 (Łuczak et al. 2023: LIA, OLIA, BALIA, wVegas x Reno, Cubic, BBR for "
         "streaming over two LTE paths; Table 3 and Figs. 3-4). Writes OUT/table3.csv, "
         "table3.md, runs.csv, figures/, report.md and sweep-report.html; the runs are kept in "
-        "OUT/sweep-<N>runs/, so a repeated command only redoes the analysis. See "
-        "docs/reproductions.md."
+        "OUT/sweep-<N>runs/, so a repeated command only redoes the analysis. "
+        "seed002 (Das et al. 2025: BLP and its adaptive controller against RoundRobin, MinRTT, "
+        "BLEST, ECF, Peekaboo over MPQUIC; Sec. V, Figs. 4-10). Writes OUT/comparison.csv, "
+        "comparison.md, stats.csv, runs.csv, figures/ and report.md; runs kept in "
+        "OUT/sweep-<case>-<N>runs/. See docs/reproductions.md."
     )
 )
 def reproduce(
-    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed001.", show_default=False)],
+    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed001, seed002.", show_default=False)],
     runs: Annotated[
         Optional[int],
-        typer.Option("--runs", "-n", min=1, help="Runs (seeds 1..N) per configuration (default: the paper's, 30)."),
+        typer.Option("--runs", "-n", min=1, help="Runs (seeds 1..N) per configuration (default: seed001 30, the paper's; seed002 3, the paper's being 10)."),
     ] = None,
     out: Annotated[
         Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="Output folder (default: reproductions/STUDY).")
@@ -43,7 +47,7 @@ def reproduce(
     dask: DaskOption = None,
     pairs: Annotated[
         Optional[str],
-        typer.Option("--pairs", hidden=True, help="Only these configurations, comma-separated (tests)."),
+        typer.Option("--pairs", hidden=True, help="Only these configurations (seed001: CC pairs; seed002: cases), comma-separated (tests)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
 ) -> None:

@@ -22,6 +22,10 @@ STUDIES: dict[str, tuple[str, str]] = {
         "mptlab.reproduce.seed001",
         "Łuczak et al. 2023: coupled MPTCP CC x path CC for streaming over two LTE paths (Table 3, Figs. 3-4)",
     ),
+    "seed002": (
+        "mptlab.reproduce.seed002",
+        "Das et al. 2025: BLP scheduler and adaptive CC vs MPQUIC schedulers (Sec. V, Figs. 4-10)",
+    ),
 }
 
 

@@ -1,0 +1,250 @@
+"""`mptlab reproduce seed002`: §V of Das et al. (ICC Workshops 2025), BLP and its adaptive
+controller against the benchmark MPQUIC schedulers.
+
+    from mptlab.reproduce.seed002 import reproduce
+    res = reproduce(runs=3, out="reproductions/seed002")
+    res.table            # comparison.csv: every published row with its simulated value
+
+Steps: run the six plans of CASES (plans/seed002-*.toml, seeds 1..`runs`) through the sweep
+machinery into OUT/sweep-<case>-<N>runs/ (resumable); read each run's summary.json and, for
+the bytes-over-time and cross-traffic cases, its goodput series (seed002_metrics); compute the
+paper's statistics and put them next to reference/seed002.csv (seed002_table); draw the box
+plots and Fig. 10 (seed002_figures); write OUT/comparison.csv, comparison.md, runs.csv,
+stats.csv, figures/ and report.md (seed002_report).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from mptlab.reproduce.common import ReproduceError, reference_file, repo_file
+from mptlab.reproduce.seed002_metrics import (
+    BIN_S,
+    FLOW,
+    LONG_GAP_S,
+    RUN_COLUMNS,
+    TCP_FLOW,
+    cumulative_bytes,
+    flow_of,
+    interruptions,
+    run_record,
+)
+from mptlab.results import write_text
+
+STUDY = "seed002"
+REFERENCE = "seed002.csv"
+PUBLISHED_ROWS = 92
+PUBLISHED_COLUMNS = ("section", "case", "scheduler", "metric", "statistic", "value", "unit", "note")
+#: Case -> plan. Order: as in the paper's §V.
+CASES: dict[str, str] = {
+    "homogeneous": "plans/seed002-homogeneous.toml",
+    "total-delay": "plans/seed002-total-delay.toml",
+    "heterogeneous": "plans/seed002-heterogeneous.toml",
+    "het-traffic": "plans/seed002-het-traffic.toml",
+    "bytes": "plans/seed002-bytes.toml",
+    "cross": "plans/seed002-cross.toml",
+}
+DEFAULT_RUNS = 3
+DEFAULT_OUT = Path("reproductions") / STUDY
+#: The engine's scheduler names -> the paper's.
+SCHEDULERS = {"roundrobin": "RoundRobin", "minrtt": "MinRTT", "blest": "BLEST", "ecf": "ECF",
+              "peekaboo": "Peekaboo", "blp": "BLP"}
+
+
+@dataclasses.dataclass
+class Reproduction:
+    """What `reproduce` produced."""
+
+    out: Path
+    table: pd.DataFrame  # comparison.csv
+    runs: pd.DataFrame  # runs.csv: one row per run of every case
+    files: list[Path]
+    failed: int
+    sweep: Path  # the folder holding the cases' sweep stores
+
+
+def load_published() -> tuple[pd.DataFrame, Path]:
+    """reference/seed002.csv (92 rows) and where it was found; values kept as printed text."""
+    path = reference_file(REFERENCE)
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as e:
+        raise ReproduceError(f"cannot read published numbers {path}: {e}") from None
+    missing = [c for c in PUBLISHED_COLUMNS if c not in df.columns]
+    if missing or len(df) != PUBLISHED_ROWS:
+        raise ReproduceError(
+            f"{path}: expected {PUBLISHED_ROWS} rows with columns {', '.join(PUBLISHED_COLUMNS)}"
+            f" (got {len(df)} rows{', missing ' + ', '.join(missing) if missing else ''})"
+        )
+    return df, path
+
+
+def plan_for(case: str, runs: int, duration: str | None = None) -> Any:
+    """The case's plan with seeds 1..`runs` (and, for tests, a shorter run.duration)."""
+    from mptlab.sweeps.plan import PlanError, load_plan
+
+    path = repo_file(CASES[case])
+    overrides = {"run.duration": duration} if duration else None
+    try:
+        plan = load_plan(path, overrides)
+    except PlanError as e:
+        raise ReproduceError(f"{path}: {e}") from None
+    return dataclasses.replace(plan, seeds=tuple(range(1, runs + 1)))
+
+
+def sched_label(sched: str, opts_text: str) -> tuple[str, float]:
+    """("BLP", 0.003) from the plan's scheduler and options columns; Δλ is NaN for schedulers
+    without one (BLEST: its ±step, 0 when not adaptive; BLP: delta_lambda)."""
+    opts = json.loads(opts_text) if opts_text else {}
+    name = SCHEDULERS.get(sched, sched)
+    if sched == "blp":
+        return name, float(opts.get("delta_lambda", 0.001))
+    if sched == "blest":
+        return name, 0.0 if opts.get("adaptive") is False else float(opts.get("lambda_up", 0.04))
+    return name, float("nan")
+
+
+def _rate_bps(summary: dict[str, Any], link: str) -> float:
+    return next(float(l["rate_mbps"]) * 1e6 for l in summary["links"] if l["name"] == link)
+
+
+def _delay_ms(base: dict[str, Any], over: dict[str, str], link: str) -> str:
+    return over.get(f"links.{link}.delay") or base["links"][link]["delay"]
+
+
+def load_runs(case: str, folder: Path, plan: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One row per run (case, point, seed, status, error, scheduler, dlambda, path settings,
+    RUN_COLUMNS, interruption counts for the cross case) and, for the bytes case, the
+    cumulative bytes over time of every ok run."""
+    import tomllib
+
+    from mptlab.sweeps.store import Store
+
+    store = Store(folder)
+    runs = store.query("SELECT * FROM runs ORDER BY point, seed")
+    base = tomllib.loads(plan.base_text)
+    series = None
+    if case in ("bytes", "cross"):
+        series = store.query("SELECT run_key, entity, t_s, value FROM timeseries WHERE series = 'goodput_mbps'")
+    records, curves = [], []
+    for r in runs.to_dict("records"):
+        sched, dl = sched_label(r["sched"], r["sched_opts"])
+        over = {key: str(r[col]) for col, key in plan.columns.items() if col in r}
+        rec: dict[str, Any] = {
+            "case": case, "point": int(r["point"]), "seed": int(r["seed"]), "status": r["status"],
+            "error": r["error"], "run_key": r["run_key"], "scheduler": sched, "dlambda": dl,
+            "p1": _setting(base, over, "p1"), "p2": _setting(base, over, "p2"),
+            "file_size": over.get("flows.mp.app.size", "3125000B") if case != "bytes" else "",
+            "payload": over.get("flows.mp.quic.max_udp_payload",
+                                "1200B" if case == "heterogeneous" else "1472B"),
+        }
+        rec.update({c: float("nan") for c in RUN_COLUMNS})
+        if r["status"] == "ok":
+            summary = json.loads((folder / "summaries" / f"{r['run_key']}.json").read_text(encoding="utf-8"))
+            cap = _rate_bps(summary, "p1") + _rate_bps(summary, "p2")
+            rec.update(run_record(summary, cap, float(summary["duration_s"])))
+            if series is not None:
+                mine = series[series["run_key"] == r["run_key"]]
+                for flow in (FLOW, TCP_FLOW):
+                    s = mine[mine["entity"] == flow].sort_values("t_s")
+                    if s.empty:
+                        continue
+                    if case == "cross":
+                        rec[f"interruptions_{flow}"] = interruptions(s["value"].to_numpy(), BIN_S)
+                        rec[f"stalls_100ms_{flow}"] = interruptions(s["value"].to_numpy(), BIN_S, LONG_GAP_S)
+                        tcp = flow_of(summary, TCP_FLOW)
+                        rec["tcp_goodput_mbps"] = float((tcp or {}).get("goodput_mbps", {}).get("mean") or 0.0)
+                    elif flow == FLOW:
+                        c = cumulative_bytes(s, BIN_S)
+                        c["scheduler"], c["seed"], c["p2"] = sched, rec["seed"], rec["p2"]
+                        curves.append(c)
+        records.append(rec)
+    return pd.DataFrame(records), (pd.concat(curves, ignore_index=True) if curves else pd.DataFrame())
+
+
+def _setting(base: dict[str, Any], over: dict[str, str], link: str) -> str:
+    rate = over.get(f"links.{link}.rate") or base["links"][link]["rate"]
+    return f"{rate.replace('Mbps', '')}-{_delay_ms(base, over, link)}"
+
+
+def reproduce(
+    runs: int | None = None,
+    out: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    pairs: list[str] | None = None,
+    progress: bool = False,
+    command: str | None = None,
+    duration: str | None = None,
+) -> Reproduction:
+    """Run the study and write its outputs under `out` (default reproductions/seed002).
+
+    `pairs` (the CLI's hidden --pairs) limits the run to some CASES (tests); `duration` shortens
+    every run (tests; the fixed-time cases then cover less than the paper's 20 s). Raises
+    ReproduceError (exit 2) before running anything when a plan or the published numbers are
+    missing; failed runs are left out of the statistics and counted in `failed`."""
+    from mptlab import _core
+    from mptlab.reproduce.seed002_figures import draw_figures
+    from mptlab.reproduce.seed002_report import render
+    from mptlab.reproduce.seed002_table import comparison, markdown, stats_frame
+    from mptlab.sweeps import sweep
+    from mptlab.sweeps.store import StoreError
+
+    published, ref_path = load_published()
+    n = runs if runs is not None else DEFAULT_RUNS
+    if n < 1:
+        raise ReproduceError(f"--runs: must be at least 1, got {n}")
+    cases = list(CASES)
+    if pairs:
+        wanted = [p.strip().lower() for p in pairs if p.strip()]
+        unknown = [p for p in wanted if p not in CASES]
+        if unknown or not wanted:
+            raise ReproduceError(f"--pairs: unknown case {', '.join(unknown) or '(none)'} (valid: {', '.join(CASES)})")
+        cases = [c for c in CASES if c in wanted]
+    plans = {c: plan_for(c, n, duration) for c in cases}
+    out = Path(out) if out is not None else DEFAULT_OUT
+    frames, curves, folders = [], pd.DataFrame(), {}
+    for case, plan in plans.items():
+        folder = out / f"sweep-{case}-{n}runs" if not duration else out / f"sweep-{case}-{n}runs-{duration}"
+        folders[case] = folder
+        try:
+            sweep(plan, out=folder, workers=workers, dask=dask, progress=progress)
+        except StoreError:
+            raise ReproduceError(
+                f"{folder} holds the runs of another version of {CASES[case]} or of its scenario: "
+                "remove that folder to redo them, or choose another --out"
+            ) from None
+        per_run, c = load_runs(case, folder, plan)
+        frames.append(per_run)
+        if not c.empty:
+            curves = c
+    per_run = pd.concat(frames, ignore_index=True)
+    ok = per_run[per_run["status"] == "ok"]
+    if ok.empty:
+        raise ReproduceError(f"every run failed; see {out}", exit_code=1)
+    stats = stats_frame(ok)
+    table = comparison(published, ok, stats, n)
+    files = [
+        write_text(out / "runs.csv", per_run.drop(columns=["run_key"]).to_csv(index=False)),
+        write_text(out / "stats.csv", stats.to_csv(index=False)),
+        write_text(out / "comparison.csv", table.to_csv(index=False)),
+        write_text(out / "comparison.md", "Seed 002, published next to simulated\n\n" + markdown(table)),
+    ]
+    figures = draw_figures(ok, curves, out / "figures")
+    files += figures
+    failed = per_run[per_run["status"] != "ok"]
+    ctx = {
+        "command": command or f"mptlab reproduce seed002 --runs {n}",
+        "runs": n, "ok": len(ok), "failed": [f"{r.case} point {r.point} seed {r.seed}: {r.error}" for r in failed.itertuples()],
+        "version": _core.version(), "reference": str(ref_path), "cases": {c: CASES[c] for c in cases},
+        "figures": [f.relative_to(out).as_posix() for f in figures if f.suffix == ".png"],
+        "duration": duration,
+    }
+    files.append(write_text(out / "report.md", render(table, stats, ok, ctx)))
+    return Reproduction(out=out, table=table, runs=per_run, files=files, failed=len(failed), sweep=out)
