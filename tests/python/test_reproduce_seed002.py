@@ -32,7 +32,7 @@ def reproduction(tmp_path_factory: pytest.TempPathFactory):
     from mptlab.reproduce.seed002 import reproduce
 
     out = tmp_path_factory.mktemp("seed002")
-    return reproduce(runs=1, out=out, workers=2, duration="5s")
+    return reproduce(runs=1, out=out, workers=2, duration="15s")
 
 
 def test_outputs_exist_and_no_run_failed(reproduction) -> None:
