@@ -17,6 +17,17 @@ def describe(text: str, overrides: list[tuple[str, str]] = [], seed: int | None 
     """Sizes of the resolved run, groups and counts expanded: JSON {"nodes", "links", "flows"}
     ("links" counts duplex links). Raises ScenarioError."""
 
+def blp_model_predict(model_json: str, rows: list[list[float]]) -> list[float]:
+    """BLP's learned blocking threshold (BT) for each row of nine features, evaluated by the
+    Rust scheduler's evaluator (format `mptlab-blp-threshold/1`, docs/schedulers.md). Raises
+    ValueError for an invalid model or a row without nine values."""
+
+def blp_model_predict_proba(model_json: str, rows: list[list[float]]) -> list[list[float]]:
+    """Class probabilities of the same model for each row, in the model's `classes` order."""
+
+def blp_feature_names() -> list[str]:
+    """The nine feature names BLP measures, in model order."""
+
 class ScenarioError(ValueError):
     """str(e) == "<key.path>: <reason> (valid: a, b, c)"."""
 

@@ -1,5 +1,5 @@
 """The `mptlab` command line: run, check, list, bench (here); sweep, query (cli_sweep.py);
-plot, report (cli_report.py); reproduce (cli_reproduce.py).
+plot, report (cli_report.py); reproduce (cli_reproduce.py); learn (cli_learn.py).
 
 Exit codes: 0 success; 1 the run failed after validation (engine error, cannot write output);
 2 invalid input (scenario error, unreadable scenario file, malformed --set, unknown workload) —
@@ -430,5 +430,5 @@ def main() -> None:
 
 
 # Commands defined in their own modules register themselves on `app`.
-from mptlab import cli_report, cli_reproduce, cli_sweep  # noqa: E402,F401
+from mptlab import cli_learn, cli_report, cli_reproduce, cli_sweep  # noqa: E402,F401
 

@@ -5,6 +5,8 @@ use mptlab_sim::cc::registry::{CONGESTION_CONTROLLERS, SCHEDULERS};
 use mptlab_sim::engine::time::SECOND;
 use mptlab_sim::metrics::DEFINITIONS;
 use mptlab_sim::scenario::{self, Loaded};
+use mptlab_sim::sched::blp_features::{Features, FEATURE_NAMES, N_FEATURES};
+use mptlab_sim::sched::blp_model::BlpModel;
 use mptlab_sim::sim::Simulation as Sim;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -122,12 +124,46 @@ impl Simulation {
     }
 }
 
+/// Parse a BLP threshold model and turn each row (the nine features) into an array.
+fn blp_rows(model_json: &str, rows: &[Vec<f64>]) -> PyResult<(BlpModel, Vec<Features>)> {
+    let model = BlpModel::from_json(model_json).map_err(PyValueError::new_err)?;
+    let xs = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Features::try_from(r.as_slice()).map_err(|_| PyValueError::new_err(format!("row {i} has {} values, expected {N_FEATURES}", r.len()))))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((model, xs))
+}
+
+/// The BLP threshold model's predicted BT for each row (the Rust evaluator).
+#[pyfunction]
+fn blp_model_predict(model_json: &str, rows: Vec<Vec<f64>>) -> PyResult<Vec<f64>> {
+    let (m, xs) = blp_rows(model_json, &rows)?;
+    Ok(xs.iter().map(|x| m.predict(x)).collect())
+}
+
+/// The BLP threshold model's class probabilities for each row (in `classes` order).
+#[pyfunction]
+fn blp_model_predict_proba(model_json: &str, rows: Vec<Vec<f64>>) -> PyResult<Vec<Vec<f64>>> {
+    let (m, xs) = blp_rows(model_json, &rows)?;
+    Ok(xs.iter().map(|x| m.predict_proba(x)).collect())
+}
+
+/// The feature names the BLP threshold model takes, in order.
+#[pyfunction]
+fn blp_feature_names() -> Vec<&'static str> {
+    FEATURE_NAMES.to_vec()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
+    m.add_function(wrap_pyfunction!(blp_model_predict, m)?)?;
+    m.add_function(wrap_pyfunction!(blp_model_predict_proba, m)?)?;
+    m.add_function(wrap_pyfunction!(blp_feature_names, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     Ok(())

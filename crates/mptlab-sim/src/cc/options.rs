@@ -4,16 +4,18 @@
 
 /// An option value as written in the scenario.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum OptValue {
+pub enum OptValue<'a> {
     Bool(bool),
     Num(f64),
+    /// A string (BLP's `model`: a name or a file path).
+    Str(&'a str),
 }
 
-impl OptValue {
+impl<'a> OptValue<'a> {
     pub fn boolean(self) -> Result<bool, String> {
         match self {
             OptValue::Bool(b) => Ok(b),
-            OptValue::Num(_) => Err("expected true or false".into()),
+            _ => Err("expected true or false".into()),
         }
     }
 
@@ -22,7 +24,15 @@ impl OptValue {
         match self {
             OptValue::Num(x) if x >= lo && x <= hi => Ok(x),
             OptValue::Num(x) => Err(format!("{x} is out of range [{lo}, {hi}]")),
-            OptValue::Bool(_) => Err("expected a number".into()),
+            _ => Err("expected a number".into()),
+        }
+    }
+
+    /// A string.
+    pub fn string(self) -> Result<&'a str, String> {
+        match self {
+            OptValue::Str(s) => Ok(s),
+            _ => Err("expected a string".into()),
         }
     }
 }

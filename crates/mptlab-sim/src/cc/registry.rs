@@ -178,8 +178,8 @@ pub const SCHEDULERS: &[AlgoInfo] = &[
     AlgoInfo {
         name: "blp",
         aliases: &["blocking-probability"],
-        summary: "minRTT while rtt_s/rtt_f < threshold BT, else waits for the fast path when pf-weighted estimate sm x lambda exceeds the send window left (lambda = pf (lambda + delta_lambda))",
-        source: "seed 002 (Das et al., ICC Workshops 2025) §III eq. (1), Algorithm 1",
+        summary: "minRTT while rtt_s/rtt_f < threshold BT, else waits for the fast path when pf-weighted estimate sm x lambda exceeds the send window left (lambda = pf (lambda + delta_lambda)); BT set each model_interval by a learned stacked classifier over nine path statistics (model = builtin | none | file)",
+        source: "seed 002 (Das et al., ICC Workshops 2025) §III eq. (1), Algorithm 1, blocking threshold learning",
     },
     AlgoInfo {
         name: "peekaboo",

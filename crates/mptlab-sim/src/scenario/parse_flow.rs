@@ -353,11 +353,12 @@ fn options(
             Value::Boolean(b) => OptValue::Bool(*b),
             Value::Integer(i) => OptValue::Num(*i as f64),
             Value::Float(x) => OptValue::Num(*x),
+            Value::String(s) => OptValue::Str(s),
             other => {
                 return fail(
                     &key,
                     format!(
-                        "expected a number or a boolean, found {}",
+                        "expected a number, a boolean or a string, found {}",
                         r::type_name(other)
                     ),
                 )

@@ -54,21 +54,76 @@
 //!   a blocking outcome of line 32 is kept with probability min(pf, 1), drawn from the
 //!   scheduler's own seeded stream (`SchedConfig::build_seeded`), so runs replay exactly.
 //! - BT is learned offline in the paper (stacked classifier over path statistics, §III); no
-//!   value is given. The default 2.0 is ours: below a ratio of 2 a chunk sent now on x_s
-//!   (arriving after rtt_s/2) is not later than one that waits on average rtt_f/2 for x_f's
-//!   window and then rtt_f/2 to arrive, so blocking cannot pay off. `set_threshold` lets a
-//!   learner replace BT at run time.
+//!   value is given. Here (option `model`, default `"builtin"`) the scheduler measures the
+//!   paper's nine statistics itself over windows of `model_interval` simulated seconds
+//!   (`blp_features.rs`), and at the end of each window evaluates the learned classifier
+//!   (`blp_model.rs`, trained by `mptlab learn blp-threshold`) and sets BT to the predicted
+//!   value. `model = "none"` keeps BT fixed at `threshold` (Algorithm 1 with a constant BT);
+//!   with a model, `threshold` is BT until the first window closes. The fixed default 2.0 is
+//!   ours: below a ratio of 2 a chunk sent now on x_s (arriving after rtt_s/2) is not later than
+//!   one that waits on average rtt_f/2 for x_f's window and then rtt_f/2 to arrive, so blocking
+//!   cannot pay off. `set_threshold` lets other learners replace BT at run time.
 //! - Δλ: the paper studies five values, naming 0 (its headline results), 0.001 (best heterogeneous
 //!   throughput, Fig. 9(b)) and 0.003 (Fig. 8(b)); default 0.001.
 
+use super::blp_features::{FeatureWindow, Features, FEATURE_NAMES, N_FEATURES};
+use super::blp_model::BlpModel;
 use super::{eligible, rtt_key, ConnView, Decision, PathView, Scheduler};
 use crate::cc::options::OptValue;
 use crate::cc::Options;
+use mptlab_engine::time::SECOND;
+use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// Upper bound on λ: line 31's recurrence is unbounded when pf ≥ 1 repeatedly (a guard against
 /// overflow to infinity, far above any value that changes a decision).
 pub const LAMBDA_CAP: f64 = 1e12;
+
+/// Option `model`: `"builtin"` (the shipped model), `"none"` (fixed BT) or a path to a model
+/// JSON file (relative to the working directory), loaded and checked when the option is set.
+/// Compares and serialises as the name given.
+#[derive(Clone, Debug)]
+pub struct ModelChoice {
+    pub name: String,
+    pub model: Option<Arc<BlpModel>>,
+}
+
+impl ModelChoice {
+    pub fn builtin() -> Self {
+        Self { name: "builtin".into(), model: Some(BlpModel::builtin()) }
+    }
+
+    pub fn none() -> Self {
+        Self { name: "none".into(), model: None }
+    }
+
+    /// The choice a scenario names; a file that cannot be read or is not a valid model is an
+    /// error naming the file and the reason.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "builtin" => Ok(Self::builtin()),
+            "none" => Ok(Self::none()),
+            path => {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read model file `{path}`: {e} (valid: \"builtin\", \"none\" or a model JSON file)"))?;
+                let m = BlpModel::from_json(&text).map_err(|e| format!("model file `{path}`: {e}"))?;
+                Ok(Self { name: path.into(), model: Some(Arc::new(m)) })
+            }
+        }
+    }
+}
+
+impl PartialEq for ModelChoice {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Serialize for ModelChoice {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name)
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BlpConfig {
@@ -81,22 +136,35 @@ pub struct BlpConfig {
     /// Keep a blocking outcome only with probability min(pf, 1) (seeded draw); false is
     /// Algorithm 1 as printed.
     pub randomized: bool,
+    /// The learned-threshold model (default: the shipped one; "none": BT fixed at `threshold`).
+    pub model: ModelChoice,
+    /// Seconds of simulated time per feature window, after which the model sets BT (1 s).
+    pub model_interval: f64,
 }
 
 impl Default for BlpConfig {
     fn default() -> Self {
-        Self { threshold: 2.0, delta_lambda: 0.001, lambda: 1.0, randomized: false }
+        Self { threshold: 2.0, delta_lambda: 0.001, lambda: 1.0, randomized: false, model: ModelChoice::builtin(), model_interval: 1.0 }
+    }
+}
+
+impl BlpConfig {
+    /// Algorithm 1 with the fixed threshold `threshold` (no learned model).
+    pub fn fixed() -> Self {
+        Self { model: ModelChoice::none(), ..Self::default() }
     }
 }
 
 impl Options for BlpConfig {
-    const NAMES: &'static [&'static str] = &["threshold", "delta_lambda", "lambda", "randomized"];
+    const NAMES: &'static [&'static str] = &["threshold", "delta_lambda", "lambda", "randomized", "model", "model_interval"];
     fn set(&mut self, key: &str, v: OptValue) -> Result<(), String> {
         match key {
             "threshold" => self.threshold = v.number(0.0, 1e6)?,
             "delta_lambda" => self.delta_lambda = v.number(0.0, 1.0)?,
             "lambda" => self.lambda = v.number(0.0, 1e6)?,
             "randomized" => self.randomized = v.boolean()?,
+            "model" => self.model = ModelChoice::parse(v.string()?)?,
+            "model_interval" => self.model_interval = v.number(0.001, 3600.0)?,
             _ => unreachable!("checked against NAMES"),
         }
         Ok(())
@@ -159,6 +227,49 @@ pub fn probability_factor(b_s: f64, b_f: f64, ratio: f64, nc: f64) -> f64 {
     b_s / (b_s + b_f) * ratio / nc.max(1.0)
 }
 
+/// Feature values serialised as an object keyed by `FEATURE_NAMES`, in that order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FeatureValues(pub Features);
+
+impl Serialize for FeatureValues {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(N_FEATURES))?;
+        for (k, v) in FEATURE_NAMES.iter().zip(self.0) {
+            m.serialize_entry(k, &v)?;
+        }
+        m.end()
+    }
+}
+
+/// How many windows ended with a threshold chosen by the model.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ThresholdCount {
+    pub threshold: f64,
+    pub windows: u64,
+}
+
+/// BLP's state for a run summary (`flows[].mptcp.blp`, `flows[].quic.blp`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BlpSummary {
+    /// The `model` option ("builtin", "none" or the file).
+    pub model: String,
+    pub model_interval_s: f64,
+    /// BT now.
+    pub threshold: f64,
+    /// Model evaluations (one per closed window when a model is set).
+    pub evaluations: u64,
+    /// Thresholds the model chose, ascending, with the number of windows each was chosen.
+    pub thresholds_chosen: Vec<ThresholdCount>,
+    /// Closed feature windows.
+    pub windows: u64,
+    /// Mean of each feature over the closed windows (null before the first closes).
+    pub features_mean: Option<FeatureValues>,
+    /// The last closed window's features.
+    pub features_last: Option<FeatureValues>,
+    /// The unfinished window up to the last decision (null when it has no length).
+    pub features_open: Option<FeatureValues>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Blp {
     cfg: BlpConfig,
@@ -168,6 +279,14 @@ pub struct Blp {
     lpid: usize,
     rng: SchedRng,
     last: Option<BlpEstimate>,
+    model: Option<Arc<BlpModel>>,
+    window: FeatureWindow,
+    windows: u64,
+    evaluations: u64,
+    feature_sum: Features,
+    last_features: Option<Features>,
+    /// (threshold, windows), ascending by threshold; grows only when a new value is chosen.
+    chosen: Vec<(f64, u64)>,
 }
 
 impl Blp {
@@ -179,6 +298,46 @@ impl Blp {
             lpid: 0,
             rng: SchedRng::new(seed, RNG_KIND),
             last: None,
+            model: cfg.model.model.clone(),
+            window: FeatureWindow::new((cfg.model_interval * SECOND as f64).round() as u64),
+            windows: 0,
+            evaluations: 0,
+            feature_sum: [0.0; N_FEATURES],
+            last_features: None,
+            chosen: Vec::new(),
+        }
+    }
+
+    /// A window closed with features `f`: keep them and, with a model, set BT from them.
+    fn end_window(&mut self, f: Features) {
+        self.windows += 1;
+        for (s, v) in self.feature_sum.iter_mut().zip(f) {
+            *s += v;
+        }
+        self.last_features = Some(f);
+        let Some(model) = &self.model else { return };
+        let bt = model.predict(&f);
+        self.evaluations += 1;
+        self.set_threshold(bt);
+        match self.chosen.binary_search_by(|(t, _)| t.total_cmp(&bt)) {
+            Ok(i) => self.chosen[i].1 += 1,
+            Err(i) => self.chosen.insert(i, (bt, 1)),
+        }
+    }
+
+    /// The learned-threshold state and the measured features.
+    pub fn summary(&self) -> BlpSummary {
+        let mean = (self.windows > 0).then(|| FeatureValues(self.feature_sum.map(|s| s / self.windows as f64)));
+        BlpSummary {
+            model: self.cfg.model.name.clone(),
+            model_interval_s: self.cfg.model_interval,
+            threshold: self.threshold,
+            evaluations: self.evaluations,
+            thresholds_chosen: self.chosen.iter().map(|&(threshold, windows)| ThresholdCount { threshold, windows }).collect(),
+            windows: self.windows,
+            features_mean: mean,
+            features_last: self.last_features.map(FeatureValues),
+            features_open: self.window.current().map(FeatureValues),
         }
     }
 
@@ -226,6 +385,7 @@ impl Blp {
         let sm = pf * mss_f * ratio * (cwnd_f + ratio / 2.0);
         // Line 31: λ = pf · (λ + Δλ).
         self.lambda = (pf * (self.lambda + self.cfg.delta_lambda)).min(LAMBDA_CAP);
+        self.window.observe_lambda(self.lambda);
         // Line 32.
         let blocks = sm * self.lambda > bytes_left;
         BlpEstimate { bytes_left, nc, ratio, pf, sm, lambda: self.lambda, blocks }
@@ -247,6 +407,9 @@ impl Blp {
 
 impl Scheduler for Blp {
     fn select(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision {
+        if let Some(f) = self.window.observe(conn.now, paths) {
+            self.end_window(f);
+        }
         let mut it = eligible(paths);
         let (Some(first), second) = (it.next(), it.next()) else {
             return Decision::Wait;

@@ -21,6 +21,8 @@
 
 pub mod blest;
 pub mod blp;
+pub mod blp_features;
+pub mod blp_model;
 mod config;
 pub mod cpf;
 pub mod ecf;
@@ -34,6 +36,8 @@ pub mod roundrobin;
 mod tests;
 #[cfg(test)]
 mod tests_blp;
+#[cfg(test)]
+mod tests_blp_learn;
 
 pub use config::SchedConfig;
 use mptlab_engine::Time;
@@ -74,6 +78,12 @@ pub struct PathView {
     pub retransmissions: u64,
     /// Payload bytes acknowledged on this path so far.
     pub bytes_acked: u64,
+    /// Payload bytes sent on this path so far, retransmissions included.
+    pub bytes_sent: u64,
+    /// Segments and payload bytes the sender has deemed lost on this path so far (loss
+    /// detection: SACK/RACK marks, RTO), never decreasing.
+    pub packets_lost: u64,
+    pub bytes_lost: u64,
 }
 
 /// What a scheduler sees of the connection.
@@ -166,6 +176,16 @@ impl AnyScheduler {
                 true
             }
             _ => false,
+        }
+    }
+}
+
+impl AnyScheduler {
+    /// BLP's summary (learned threshold, features), None for the other schedulers.
+    pub fn blp_summary(&self) -> Option<blp::BlpSummary> {
+        match self {
+            AnyScheduler::Blp(s) => Some(s.summary()),
+            _ => None,
         }
     }
 }

@@ -557,6 +557,7 @@ pub(super) fn random_view_with(r: &mut RngStream, now: Time, g: &ViewProfile) ->
             let mss = 500 + below(r, 1001) as u32;
             let srtt = if r.bernoulli(g.p_no_srtt) { 0 } else { 1 + below(r, g.max_srtt) };
             let cwnd = if r.bernoulli(0.05) { 0 } else { below(r, g.max_cwnd_segs) * mss as u64 };
+            let (retransmissions, bytes_acked) = (below(r, 1 << 10), below(r, 1 << 30));
             PathView {
                 id,
                 usable: r.bernoulli(g.p_usable),
@@ -573,8 +574,12 @@ pub(super) fn random_view_with(r: &mut RngStream, now: Time, g: &ViewProfile) ->
                 priority: below(r, 4) as u32,
                 backup: r.bernoulli(g.p_backup),
                 segments_sent: below(r, 1 << 20),
-                retransmissions: below(r, 1 << 10),
-                bytes_acked: below(r, 1 << 30),
+                retransmissions,
+                bytes_acked,
+                // Derived, not drawn (the stream other fields see stays as it was).
+                bytes_sent: bytes_acked + retransmissions * mss as u64,
+                packets_lost: retransmissions,
+                bytes_lost: retransmissions * mss as u64,
             }
         })
         .collect();

@@ -1,6 +1,9 @@
 //! BLP (seed 002, Algorithm 1) and Peekaboo tests: scripted views with hand-computed numbers,
 //! then a fuzz over option variants and seeds (the registry-wide fuzz in `tests.rs` runs both
-//! with their defaults).
+//! with their defaults). The scripted views all carry `now = 0`, so no feature window closes
+//! and the learned model (default `model = "builtin"`) never replaces BT in them; the variants
+//! with a fixed `threshold` set `model = "none"`. The learned threshold is tested in
+//! `tests_blp_learn.rs`.
 
 use super::blp::{probability_factor, Blp, BlpConfig};
 use super::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
@@ -237,6 +240,10 @@ pub(super) fn variants() -> Vec<SchedConfig> {
         ("lambda", OptValue::Num(1e6)),
     ] {
         let mut c = SchedConfig::default_for("blp").unwrap();
+        if key == "threshold" {
+            // A fixed BT: without this the learned model replaces it after the first window.
+            c.set("model", OptValue::Str("none")).unwrap();
+        }
         c.set(key, value).unwrap();
         v.push(c);
     }

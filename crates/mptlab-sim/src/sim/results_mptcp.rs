@@ -78,7 +78,7 @@ impl Simulation {
         let hol = mp.hol_degree.points().1;
         let (z_av, z_max) = av_max(hol);
         let st = &snd.stats;
-        Some(json!({
+        let mut block = json!({
             "scheduler": spec.scheduler.name(),
             "paths": paths,
             "protocol_delay_ms": {"v_av": v_av, "v_max": v_max, "samples": pd.len(), "per_handover": quantiles_ms(&snd.protocol_delay)},
@@ -92,7 +92,12 @@ impl Simulation {
             "established_at_s": st.established_at.map(as_secs_f64),
             "closed_at_s": st.closed_at.map(as_secs_f64),
             "reassembly": rcv.stats,
-        }))
+        });
+        // BLP's learned threshold and the features it measured (seed 002 §III).
+        if let Some(blp) = snd.scheduler().blp_summary() {
+            block["blp"] = json!(blp);
+        }
+        Some(block)
     }
 
     /// Per-path SRTT, T_over(k) and ζ(k) series of MPTCP flows.

@@ -490,8 +490,16 @@ impl MptcpSender {
                 segments_sent: snd.stats.segments_sent,
                 retransmissions: snd.stats.retransmissions,
                 bytes_acked: snd.snd_una(),
+                bytes_sent: snd.stats.bytes_sent,
+                packets_lost: snd.lost_totals().0,
+                bytes_lost: snd.lost_totals().1,
             });
         }
+    }
+
+    /// The connection's scheduler (its state and summary, e.g. BLP's learned threshold).
+    pub fn scheduler(&self) -> &AnyScheduler {
+        &self.sched
     }
 
     /// The connection as schedulers see it. `unsent` is what could be sent now: the bytes

@@ -101,6 +101,8 @@ pub struct Scoreboard {
     pub retrans: u64,
     /// Bytes ever marked lost (C.lost of the rate estimator; never decreases).
     pub lost_total: u64,
+    /// Segments ever marked lost (never decreases; a scheduler's loss count).
+    pub lost_segments_total: u64,
     lost_marked_upto: u64,
     lost_top: u64,
     retx_scan: u64,
@@ -234,6 +236,7 @@ impl Scoreboard {
         self.segs[i].flags |= LOST;
         self.lost += s.len as u64;
         self.lost_total += s.len as u64;
+        self.lost_segments_total += 1;
         self.retx_scan = self.retx_scan.min(s.seq);
         self.lost_top = self.lost_top.max(s.end());
     }

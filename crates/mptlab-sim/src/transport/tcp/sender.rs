@@ -313,6 +313,11 @@ impl TcpSender {
     pub fn snd_una(&self) -> u64 {
         self.snd_una
     }
+    /// Segments and bytes ever marked lost by loss detection (SACK/RACK, RTO), never
+    /// decreasing: what a scheduler sees of this path's losses.
+    pub fn lost_totals(&self) -> (u64, u64) {
+        (self.sb.lost_segments_total, self.sb.lost_total)
+    }
     pub fn snd_nxt(&self) -> u64 {
         self.snd_nxt
     }
