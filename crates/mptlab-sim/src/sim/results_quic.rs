@@ -46,7 +46,9 @@ impl Simulation {
             })
             .collect();
         let rel = |t: Option<u64>| t.map(|t| as_secs_f64(t - start));
+        let blp = cli.scheduler().blp_summary().map(|b| json!(b));
         Some(json!({
+            "blp": blp,
             "multipath": spec.quic.multipath,
             "scheduler": spec.scheduler.name(),
             "handshake_complete_s": rel(cli.stats.handshake_complete_at),

@@ -776,6 +776,9 @@ impl QuicConn {
                 segments_sent: p.stats.data_packets_sent,
                 retransmissions: p.stats.packets_lost,
                 bytes_acked: p.recovery.acked_total(),
+                bytes_sent: p.stats.stream_bytes_sent,
+                packets_lost: p.stats.packets_lost,
+                bytes_lost: p.stats.bytes_lost,
             });
         }
     }
