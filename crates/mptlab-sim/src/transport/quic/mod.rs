@@ -23,11 +23,16 @@
 //!   recovery periods (§7.3.2), the persistent-congestion collapse to kMinimumWindow (§7.6.2),
 //!   app-limited tracking (§7.8), delivery-rate samples for BBR carried in the packet payload.
 //!
-//! Not yet (to come with the transport): the handshake and packet number spaces other than
-//! 1-RTT, stream types and limits (MAX_STREAMS, RESET_STREAM, STOP_SENDING), frames and packets
-//! on the wire (sizes, encodings, ACK Delay exponent), ECN (RFC 9002 §7.4), the pacer itself
-//! (§7.7: `cc` passes the controller's rate through), path management and the multipath
-//! scheduler.
+//! - `wire`: packets and frames with their encoded sizes (RFC 9000 §12–§19, the multipath
+//!   draft's PATH_ACK / PATH_ABANDON).
+//! - `path`, `conn`, `config`: the connection endpoint — handshake, packet assembly, ACK duty,
+//!   per-path recovery and congestion control, multipath validation, abandonment and failure,
+//!   the scheduler per packet (draft-ietf-quic-multipath-19). `docs/quic.md` is the overview.
+//!
+//! Not modelled: separate Initial/Handshake packet number spaces (one CRYPTO stream per
+//! direction on path 0's space), 0-RTT, stream types and limits (MAX_STREAMS, RESET_STREAM,
+//! STOP_SENDING), connection-ID management, ECN (RFC 9002 §7.4), window-based pacing (§7.7:
+//! `cc` passes the controller's rate through).
 
 pub mod ack;
 pub mod cc;
