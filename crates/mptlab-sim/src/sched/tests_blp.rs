@@ -9,7 +9,7 @@ use super::blp::{probability_factor, Blp, BlpConfig};
 use super::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
 use crate::cc::options::OptValue;
 use mptlab_engine::time::MILLISECOND as MS;
-use mptlab_engine::{RngStream, StreamId, Time};
+use mptlab_engine::{RngStream, StreamId};
 
 const MSS: u32 = 1000;
 const SEG: u64 = MSS as u64;
