@@ -690,7 +690,16 @@ proptest! {
 /// options: every transfer completes within 600 s with exactly the file's bytes, once, in order
 /// (the data-level invariants of `check` hold all along).
 fn mptcp_completion_strategy() -> impl Strategy<Value = ScenarioP> {
-    (completion_strategy(), 2usize..=3, proptest::collection::vec((mptcp_strategy(), 1u64..=300_000, 0u64..2000), 1..=3)).prop_map(
+    file_transfers_over_parallel_paths(mptcp_strategy(), 2..=3)
+}
+
+/// File transfers of 1–3 flows drawn from `proto` between the two hosts of a `Parallel(k)`
+/// topology (k from `paths`), on the lossy links of `completion_strategy`.
+fn file_transfers_over_parallel_paths(
+    proto: impl Strategy<Value = Proto>,
+    paths: std::ops::RangeInclusive<usize>,
+) -> impl Strategy<Value = ScenarioP> {
+    (completion_strategy(), paths, proptest::collection::vec((proto, 1u64..=300_000, 0u64..2000), 1..=3)).prop_map(
         |(base, k, flows)| {
             let flows = flows
                 .into_iter()
@@ -727,15 +736,7 @@ proptest! {
 /// random controllers, schedulers, stream counts, packet sizes and flow-control windows: every
 /// transfer completes with exactly the file's bytes, once, in order per stream.
 fn quic_completion_strategy() -> impl Strategy<Value = ScenarioP> {
-    (completion_strategy(), 1usize..=3, proptest::collection::vec((quic_strategy(), 1u64..=300_000, 0u64..2000), 1..=3)).prop_map(
-        |(base, k, flows)| {
-            let flows = flows
-                .into_iter()
-                .map(|(proto, size, start_ms)| FlowP { src: 0, dst: 1, proto, app: App::File { size }, start_ms, stop_ms: None })
-                .collect();
-            ScenarioP { topo: Topo::Parallel(k), flows, ..base }
-        },
-    )
+    file_transfers_over_parallel_paths(quic_strategy(), 1..=3)
 }
 
 proptest! {

@@ -5,40 +5,7 @@ mod common;
 use common::*;
 
 fn two_paths(r1: &str, d1: &str, r2: &str, d2: &str, flow: &str, duration: &str) -> String {
-    format!(
-        r#"
-[run]
-duration = "{duration}"
-[nodes]
-hosts = ["c", "s"]
-routers = ["r1", "r2"]
-[links.p1]
-between = ["c", "r1"]
-rate = "{r1}"
-delay = "{d1}"
-queue = {{ kind = "droptail", limit = "1bdp" }}
-[links.p1s]
-between = ["r1", "s"]
-rate = "10Gbps"
-delay = "0ms"
-queue = {{ kind = "droptail", limit = "1000p" }}
-[links.p2]
-between = ["c", "r2"]
-rate = "{r2}"
-delay = "{d2}"
-queue = {{ kind = "droptail", limit = "1bdp" }}
-[links.p2s]
-between = ["r2", "s"]
-rate = "10Gbps"
-delay = "0ms"
-queue = {{ kind = "droptail", limit = "1000p" }}
-[flows.mp]
-from = "c"
-to = "s"
-protocol = "mptcp"
-{flow}
-"#
-    )
+    two_path_scenario("mptcp", r1, d1, r2, d2, flow, duration)
 }
 
 #[test]

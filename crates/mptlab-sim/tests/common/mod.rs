@@ -174,3 +174,43 @@ impl Dumbbell<'_> {
         t
     }
 }
+
+/// Two disjoint paths between hosts `c` and `s` through routers `r1` and `r2`: access links
+/// `p1` and `p2` (rate, one-way delay, a 1-BDP drop-tail queue) and 10 Gbit/s, 0 ms links on to
+/// `s`; one flow `mp` of `protocol` with the extra keys `flow`.
+pub fn two_path_scenario(protocol: &str, r1: &str, d1: &str, r2: &str, d2: &str, flow: &str, duration: &str) -> String {
+    format!(
+        r#"
+[run]
+duration = "{duration}"
+[nodes]
+hosts = ["c", "s"]
+routers = ["r1", "r2"]
+[links.p1]
+between = ["c", "r1"]
+rate = "{r1}"
+delay = "{d1}"
+queue = {{ kind = "droptail", limit = "1bdp" }}
+[links.p1s]
+between = ["r1", "s"]
+rate = "10Gbps"
+delay = "0ms"
+queue = {{ kind = "droptail", limit = "1000p" }}
+[links.p2]
+between = ["c", "r2"]
+rate = "{r2}"
+delay = "{d2}"
+queue = {{ kind = "droptail", limit = "1bdp" }}
+[links.p2s]
+between = ["r2", "s"]
+rate = "10Gbps"
+delay = "0ms"
+queue = {{ kind = "droptail", limit = "1000p" }}
+[flows.mp]
+from = "c"
+to = "s"
+protocol = "{protocol}"
+{flow}
+"#
+    )
+}
