@@ -81,7 +81,6 @@ impl Simulation {
                 Packet { route, hop: 0, proto: Proto::Udp, size, sent_at: now, udp_seq: idx as u64, udp_payload: stream_bytes, ..Default::default() },
             );
         }
-        let now = self.queue.now();
         let d = endpoint(&mut self.flows[f].transport, role).and_then(|ep| ep.deadline(now));
         self.arm(f, role, d);
     }
@@ -129,7 +128,7 @@ impl Simulation {
                     if up {
                         cli.path_up(now, slot);
                     } else {
-                        cli.path_down(now, slot);
+                        cli.path_down(slot);
                     }
                 }
             });

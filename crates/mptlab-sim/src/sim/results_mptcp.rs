@@ -9,7 +9,7 @@ use mptlab_engine::time::as_secs_f64;
 use serde_json::{json, Value};
 
 /// Mean and maximum of a sampled series (seed 001 eq. 3–4 and 8–9), null when empty.
-fn av_max(samples: &[f64]) -> (Value, Value) {
+pub(super) fn av_max(samples: &[f64]) -> (Value, Value) {
     if samples.is_empty() {
         return (Value::Null, Value::Null);
     }

@@ -3,6 +3,7 @@
 
 use super::flow::Transport;
 use super::results::ms;
+use super::results_mptcp::av_max;
 use super::Simulation;
 use crate::spec::TransportSpec;
 use mptlab_engine::time::as_secs_f64;
@@ -24,7 +25,7 @@ impl Simulation {
             .enumerate()
             .map(|(i, p)| {
                 let rtt = p.recovery.rtt();
-                let srtt = m.mp.as_deref().map(|mp| mp.srtt[i].points().1.to_vec()).unwrap_or_default();
+                let (srtt_mean, _) = av_max(m.mp.as_deref().map_or(&[][..], |mp| mp.srtt[i].points().1));
                 let drops = m.mp.as_deref().map_or(0, |mp| mp.path_drops[i]);
                 json!({
                     "index": i,
@@ -32,7 +33,7 @@ impl Simulation {
                     "route": link_names(&spec.paths[i].fwd_route),
                     "state": p.state,
                     "validated_at_s": p.validated_at.map(|t| as_secs_f64(t - start)),
-                    "srtt_ms_mean": if srtt.is_empty() { Value::Null } else { json!(srtt.iter().sum::<f64>() / srtt.len() as f64) },
+                    "srtt_ms_mean": srtt_mean,
                     "srtt_ms_final": if rtt.has_sample() { json!(ms(rtt.smoothed_rtt() as f64)) } else { Value::Null },
                     "min_rtt_ms": if rtt.has_sample() { json!(ms(rtt.min_rtt() as f64)) } else { Value::Null },
                     "final_cwnd_bytes": p.cc.window(),

@@ -60,6 +60,9 @@ use serde::Serialize;
 /// A STREAM frame's header is budgeted at its largest here: type + 2 B stream ID + 8 B offset +
 /// 2 B length (the frame is then cut to fit; at most 4 B of a packet are left unused).
 const STREAM_HEADER_BUDGET: u32 = 13;
+/// Room a packet without padding needs at least (header, a small frame, the AEAD tag): below
+/// this much amplification credit nothing is sent.
+const MIN_PACKET_BYTES: u32 = 64;
 /// The amount written for a greedy application (never runs out within a run).
 const UNLIMITED: u64 = 1 << 60;
 
@@ -264,7 +267,7 @@ impl QuicConn {
         }
     }
 
-    fn open_path(&mut self, now: Time, slot: usize) {
+    fn open_path(&mut self, slot: usize) {
         self.opens[slot] = None;
         let p = &mut self.paths[slot];
         if p.state != PathState::Idle {
@@ -285,12 +288,11 @@ impl QuicConn {
         p.state = PathState::Validating;
         p.challenge_pending = true;
         p.stats.opened += 1;
-        let _ = now;
     }
 
     /// The interface of path `slot` went down (the path manager's event): abandon the path,
     /// queue its outstanding frames for the other paths, tell the peer.
-    pub fn path_down(&mut self, now: Time, slot: usize) {
+    pub fn path_down(&mut self, slot: usize) {
         // Single-path QUIC has nowhere to move (connection migration is not modelled): the
         // path stays, and its losses show through PTOs as for TCP.
         if !self.cfg.multipath {
@@ -303,7 +305,6 @@ impl QuicConn {
         let id = self.paths[slot].id;
         self.abandon(slot);
         self.pending.path_abandon.push(id);
-        let _ = now;
     }
 
     /// The interface came back: the client opens a new path on the slot.
@@ -569,11 +570,12 @@ impl QuicConn {
                 d = Some(d.map_or(t, |x: Time| x.min(t)));
             }
         };
+        let waiting = self.send.can_send();
         for (i, p) in self.paths.iter().enumerate() {
             if p.open() {
                 min(p.recovery.loss_detection_deadline());
                 min(p.acks.deadline());
-                if p.next_send > now && p.usable() && self.send.can_send() {
+                if waiting && p.next_send > now && p.usable() {
                     min(Some(p.next_send));
                 }
             }
@@ -599,7 +601,7 @@ impl QuicConn {
         }
         for i in 0..self.paths.len() {
             if self.opens[i].is_some_and(|t| t <= now) {
-                self.open_path(now, i);
+                self.open_path(i);
             }
             if !self.paths[i].open() || self.paths[i].recovery.loss_detection_deadline().is_none_or(|t| t > now) {
                 continue;
@@ -663,7 +665,7 @@ impl QuicConn {
             if ((p.challenge_pending && self.keys) || p.response_pending) && self.amplification_allows(MIN_INITIAL_UDP_PAYLOAD) {
                 return self.build(now, i, buf, Kind::Validation);
             }
-            if p.probes > 0 && self.amplification_allows(64) {
+            if p.probes > 0 && self.amplification_allows(MIN_PACKET_BYTES) {
                 return self.build(now, i, buf, Kind::Probe);
             }
         }
@@ -685,7 +687,7 @@ impl QuicConn {
                 }
             };
             if let Some(i) = target {
-                if self.amplification_allows(64) {
+                if self.amplification_allows(MIN_PACKET_BYTES) {
                     let kind = if with_stream { Kind::Data } else { Kind::Control };
                     return self.build(now, i, buf, kind);
                 }
@@ -699,7 +701,7 @@ impl QuicConn {
             }
             let on = if p.open() { Some(i) } else { self.control_path(now, 0).or_else(|| self.paths.iter().position(|q| q.open())) };
             match on {
-                Some(k) if self.amplification_allows(64) => return self.build(now, k, buf, Kind::AckOnly),
+                Some(k) if self.amplification_allows(MIN_PACKET_BYTES) => return self.build(now, k, buf, Kind::AckOnly),
                 _ => self.paths[i].acks.on_ack_sent(), // no way to send it: drop the duty
             }
         }
@@ -785,15 +787,17 @@ impl QuicConn {
 
     fn conn_view(&self, now: Time, size: u32) -> ConnView {
         let credit = self.send.conn_credit();
-        let written: u64 = self.send.streams().iter().map(|s| s.written()).sum();
-        let sent: u64 = self.send.streams().iter().map(|s| s.sent()).sum();
-        let acked: u64 = self.send.streams().iter().map(|s| s.acked().bytes()).sum();
-        let lost: u64 = self.send.streams().iter().map(|s| s.lost().bytes()).sum();
+        let (mut unsent, mut unacked, mut lost) = (0u64, 0u64, 0u64);
+        for s in self.send.streams() {
+            unsent += s.written() - s.sent();
+            unacked += s.sent().saturating_sub(s.acked().bytes());
+            lost += s.lost().bytes();
+        }
         ConnView {
             now,
-            unsent: written.saturating_sub(sent).min(credit.available()) + lost,
+            unsent: unsent.min(credit.available()) + lost,
             window_space: credit.available(),
-            unacked: sent.saturating_sub(acked),
+            unacked,
             send_buffer: self.cfg.max_data,
             chunk: size,
         }

@@ -312,7 +312,7 @@ fn an_abandoned_path_hands_its_frames_over_and_tells_the_peer() {
     net.run(500 * MS);
     assert!(net.cli.paths[1].recovery.bytes_in_flight() > 0);
     net.filter = Box::new(|_, slot, _, _| slot == 1);
-    net.cli.path_down(net.now, 1);
+    net.cli.path_down(1);
     assert_eq!(net.cli.paths[1].state, PathState::Abandoned);
     assert_eq!(net.cli.paths[1].recovery.bytes_in_flight(), 0);
     net.run(60_000 * MS);

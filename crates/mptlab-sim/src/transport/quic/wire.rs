@@ -24,11 +24,10 @@
 
 use super::ack::AckFrame;
 use super::streams::StreamFrame;
+use crate::transport::segment::UDP_HEADER_BYTES;
 use mptlab_engine::Time;
 use smallvec::SmallVec;
 
-/// IPv4 (20 B) + UDP (8 B) headers.
-pub const IP_UDP_HEADER_BYTES: u32 = 28;
 /// AEAD_AES_128_GCM authentication tag (RFC 9001 §5.3).
 pub const AEAD_TAG_BYTES: u32 = 16;
 /// RFC 9000 §14.1: a client's Initial datagram, and path-validation datagrams (§8.2.1), are
@@ -236,7 +235,7 @@ impl WirePacket {
 
     /// Bytes on the wire: UDP payload + IPv4/UDP headers.
     pub fn wire_size(&self) -> u32 {
-        self.udp_payload + IP_UDP_HEADER_BYTES
+        self.udp_payload + UDP_HEADER_BYTES
     }
 }
 
