@@ -45,6 +45,23 @@ def repo_file(relative: str) -> Path:
     raise ReproduceError(f"cannot find {relative}: run from the mptlab repository or set MPTLAB_ROOT")
 
 
+def read_published(name: str, columns: Sequence[str], rows: int, **read_csv: Any) -> tuple[pd.DataFrame, Path]:
+    """The published numbers `name` (found by `reference_file`) as a frame, checked to have
+    `rows` rows and `columns`; `read_csv` goes to pandas. Raises ReproduceError (exit 2)."""
+    path = reference_file(name)
+    try:
+        df = pd.read_csv(path, **read_csv)
+    except (OSError, ValueError) as e:
+        raise ReproduceError(f"cannot read published numbers {path}: {e}") from None
+    missing = [c for c in columns if c not in df.columns]
+    if missing or len(df) != rows:
+        raise ReproduceError(
+            f"{path}: expected {rows} rows with columns {', '.join(columns)}"
+            f" (got {len(df)} rows{', missing ' + ', '.join(missing) if missing else ''})"
+        )
+    return df, path
+
+
 def reference_file(name: str) -> Path:
     """The published numbers `name` (e.g. "seed001.csv"): $MPTLAB_REFERENCE when set (a
     folder, or the file itself; nothing else is tried then), else the repository's

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from mptlab.reproduce.common import ReproduceError, reference_file, repo_file
+from mptlab.reproduce.common import ReproduceError, read_published, repo_file
 from mptlab.reproduce.seed001_table import (
     PAIRS,
     RUN_COLUMNS,
@@ -60,18 +60,7 @@ class Reproduction:
 
 def load_published() -> tuple[pd.DataFrame, Path]:
     """The published Table 3 (144 cells) and where it was found."""
-    path = reference_file(REFERENCE)
-    try:
-        df = pd.read_csv(path)
-    except (OSError, ValueError) as e:
-        raise ReproduceError(f"cannot read published numbers {path}: {e}") from None
-    missing = [c for c in PUBLISHED_COLUMNS if c not in df.columns]
-    if missing or len(df) != PUBLISHED_CELLS:
-        raise ReproduceError(
-            f"{path}: expected {PUBLISHED_CELLS} rows with columns {', '.join(PUBLISHED_COLUMNS)}"
-            f" (got {len(df)} rows{', missing ' + ', '.join(missing) if missing else ''})"
-        )
-    return df, path
+    return read_published(REFERENCE, PUBLISHED_COLUMNS, PUBLISHED_CELLS)
 
 
 def plan_for(runs: int | None = None, pairs: list[str] | None = None) -> Any:

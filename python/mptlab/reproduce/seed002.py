@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from mptlab.reproduce.common import ReproduceError, reference_file, repo_file
+from mptlab.reproduce.common import ReproduceError, read_published, repo_file
 from mptlab.reproduce.seed002_metrics import (
     BIN_S,
     FLOW,
@@ -71,18 +71,7 @@ class Reproduction:
 
 def load_published() -> tuple[pd.DataFrame, Path]:
     """reference/seed002.csv (92 rows) and where it was found; values kept as printed text."""
-    path = reference_file(REFERENCE)
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, ValueError) as e:
-        raise ReproduceError(f"cannot read published numbers {path}: {e}") from None
-    missing = [c for c in PUBLISHED_COLUMNS if c not in df.columns]
-    if missing or len(df) != PUBLISHED_ROWS:
-        raise ReproduceError(
-            f"{path}: expected {PUBLISHED_ROWS} rows with columns {', '.join(PUBLISHED_COLUMNS)}"
-            f" (got {len(df)} rows{', missing ' + ', '.join(missing) if missing else ''})"
-        )
-    return df, path
+    return read_published(REFERENCE, PUBLISHED_COLUMNS, PUBLISHED_ROWS, dtype=str, keep_default_na=False)
 
 
 def plan_for(case: str, runs: int, duration: str | None = None) -> Any:
