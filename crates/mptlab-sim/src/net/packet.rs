@@ -52,7 +52,8 @@ impl Packet {
     pub fn is_data(&self) -> bool {
         match self.proto {
             Proto::Tcp => self.tcp.len > 0,
-            Proto::Udp => true,
+            // A QUIC packet without STREAM bytes (ACK-only, control) is not data.
+            Proto::Udp => self.udp_payload > 0,
         }
     }
 }
