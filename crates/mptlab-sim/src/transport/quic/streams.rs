@@ -54,10 +54,13 @@ impl StreamFrame {
     }
 }
 
-/// Sorted, disjoint, non-adjacent half-open byte ranges.
+/// Sorted, disjoint, non-adjacent half-open byte ranges, with their total kept up to date (a
+/// multipath sender's acknowledged set holds hundreds of islands, and the scheduler asks for
+/// the total before every packet).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RangeSet {
     r: Vec<(u64, u64)>,
+    total: u64,
 }
 
 impl RangeSet {
@@ -78,7 +81,8 @@ impl RangeSet {
     }
 
     pub fn bytes(&self) -> u64 {
-        self.r.iter().map(|x| x.1 - x.0).sum()
+        debug_assert_eq!(self.total, self.r.iter().map(|x| x.1 - x.0).sum::<u64>());
+        self.total
     }
 
     /// True if [s, e) is entirely in the set (an empty range always is).
@@ -97,12 +101,17 @@ impl RangeSet {
         // First range ending at or after s: it overlaps or touches [s, e).
         let i = self.r.partition_point(|x| x.1 < s);
         let (mut lo, mut hi, mut j) = (s, e, i);
+        let mut covered = 0;
         while j < self.r.len() && self.r[j].0 <= e {
             lo = lo.min(self.r[j].0);
             hi = hi.max(self.r[j].1);
+            covered += self.r[j].1 - self.r[j].0;
             j += 1;
         }
-        if j > i {
+        self.total = self.total + (hi - lo) - covered;
+        if j == i + 1 {
+            self.r[i] = (lo, hi);
+        } else if j > i {
             self.r[i] = (lo, hi);
             self.r.drain(i + 1..j);
         } else {
@@ -124,7 +133,22 @@ impl RangeSet {
         }
         let left = (self.r[i].0 < s).then_some((self.r[i].0, s));
         let right = (self.r[j - 1].1 > e).then_some((e, self.r[j - 1].1));
-        self.r.splice(i..j, left.into_iter().chain(right));
+        let removed: u64 = self.r[i..j].iter().map(|x| x.1 - x.0).sum::<u64>() - left.map_or(0, |x| x.1 - x.0) - right.map_or(0, |x| x.1 - x.0);
+        self.total -= removed;
+        // One range touched (the common case): edit in place instead of splicing.
+        match (j - i, left, right) {
+            (1, Some(l), Some(r)) => {
+                self.r[i] = l;
+                self.r.insert(i + 1, r);
+            }
+            (1, Some(x), None) | (1, None, Some(x)) => self.r[i] = x,
+            (1, None, None) => {
+                self.r.remove(i);
+            }
+            _ => {
+                self.r.splice(i..j, left.into_iter().chain(right));
+            }
+        }
     }
 
     /// Insert [s, e) minus the bytes in `except`.

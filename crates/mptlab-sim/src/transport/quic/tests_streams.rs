@@ -45,6 +45,31 @@ fn range_set_merges_touching_ranges_and_splits_on_removal() {
     assert_eq!(r.bytes(), 5);
 }
 
+proptest::proptest! {
+    /// Any sequence of inserts and removals leaves the ranges sorted, disjoint, non-adjacent,
+    /// equal to a byte-by-byte model, and the cached total equal to the model's size.
+    #[test]
+    fn range_set_matches_a_byte_model(ops in proptest::collection::vec((proptest::bool::ANY, 0u64..200, 0u64..40), 1..120)) {
+        let mut r = RangeSet::new();
+        let mut model = std::collections::BTreeSet::new();
+        for (add, s, len) in ops {
+            if add {
+                r.insert(s, s + len);
+                model.extend(s..s + len);
+            } else {
+                r.remove(s, s + len);
+                for b in s..s + len {
+                    model.remove(&b);
+                }
+            }
+            let bytes: Vec<u64> = r.ranges().iter().flat_map(|&(a, b)| a..b).collect();
+            proptest::prop_assert_eq!(&bytes, &model.iter().copied().collect::<Vec<_>>());
+            proptest::prop_assert!(r.ranges().windows(2).all(|w| w[0].1 < w[1].0));
+            proptest::prop_assert_eq!(r.bytes(), model.len() as u64);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Receive side: reassembly per stream
 
