@@ -9,14 +9,20 @@
 //!   between. Non-ack-eliciting packets are recorded but never make an ACK due.
 //! - The ACK frame lists ranges largest first, at most `max_ack_ranges` of them (the oldest are
 //!   left out, §13.2.4); ACK Delay = now − receipt time of the largest packet number (§13.2.5).
+//! - Once a packet that carried one of our ACK frames is acknowledged, packets at or below that
+//!   frame's Largest Acknowledged are no longer reported (§13.2.4, `on_ack_frame_acked`): the
+//!   sender has seen them, so later frames carry only the ranges above. The endpoint makes an
+//!   ACK-only packet ack-eliciting about once per round trip (a PING, `conn.rs`) so that a pure
+//!   receiver gets its ACKs acknowledged.
 //!
 //! Interpretations and omissions:
 //! - The reordering rule applies only once an ack-eliciting packet has been received (the RFC
 //!   compares with "the highest-numbered ack-eliciting packet that has been received").
 //! - At most `max_tracked_ranges` ranges are kept; the oldest is dropped and everything below it
 //!   is then refused as a duplicate ("maintaining a minimum packet number that increases as
-//!   ranges are discarded", §13.2.3). Discarding ranges once an ACK of an ACK arrives is not
-//!   modelled.
+//!   ranges are discarded", §13.2.3). Ranges no longer reported are still kept for duplicate
+//!   detection. The largest range is always reported, even when it lies below that floor (a
+//!   late packet), so that an ACK that is due always has a frame.
 //! - ECN counts, the ACK Delay exponent and the ACK frequency extension are not modelled.
 
 use mptlab_engine::Time;
@@ -79,6 +85,9 @@ pub struct AckManager {
     immediate_since: Option<Time>,
     /// Any packet (ack-eliciting or not) received since the last ACK was sent.
     new_since_ack: bool,
+    /// The largest Largest Acknowledged of our ACK frames known to have arrived: ranges at or
+    /// below it are not reported again (§13.2.4).
+    acked_floor: Option<u64>,
 }
 
 impl AckManager {
@@ -94,6 +103,7 @@ impl AckManager {
             first_unacked_at: None,
             immediate_since: None,
             new_since_ack: false,
+            acked_floor: None,
         }
     }
 
@@ -189,7 +199,14 @@ impl AckManager {
     pub fn ack_frame(&self, now: Time, frame: &mut AckFrame) -> bool {
         frame.ranges.clear();
         let Some((_, at)) = self.largest else { return false };
-        frame.ranges.extend(self.ranges.iter().rev().take(self.cfg.max_ack_ranges).copied());
+        let floor = self.acked_floor;
+        for (k, &(lo, hi)) in self.ranges.iter().rev().take(self.cfg.max_ack_ranges).enumerate() {
+            match floor {
+                Some(f) if k > 0 && hi <= f => break,
+                Some(f) if k > 0 => frame.ranges.push((lo.max(f + 1), hi)),
+                _ => frame.ranges.push((lo, hi)),
+            }
+        }
         frame.ack_delay = now.saturating_sub(at);
         !frame.ranges.is_empty()
     }
@@ -200,6 +217,12 @@ impl AckManager {
         self.first_unacked_at = None;
         self.immediate_since = None;
         self.new_since_ack = false;
+    }
+
+    /// A packet carrying an ACK frame of ours whose Largest Acknowledged was `largest` has been
+    /// acknowledged by the peer: stop reporting packets at or below it (§13.2.4).
+    pub fn on_ack_frame_acked(&mut self, largest: u64) {
+        self.acked_floor = Some(self.acked_floor.map_or(largest, |f| f.max(largest)));
     }
 
     /// Received ranges, ascending (tests, traces).

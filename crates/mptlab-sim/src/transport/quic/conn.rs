@@ -56,6 +56,7 @@ use crate::cc::{CcConfig, CongestionControl, SubflowCcView};
 use crate::sched::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
 use mptlab_engine::Time;
 use serde::Serialize;
+use smallvec::SmallVec;
 
 /// A STREAM frame's header is budgeted at its largest here: type + 2 B stream ID + 8 B offset +
 /// 2 B length (the frame is then cut to fit; at most 4 B of a packet are left unused).
@@ -360,7 +361,7 @@ impl QuicConn {
             }
         }
         let f = &pkt.frames;
-        if let Some(c) = &f.crypto {
+        if let Some(c) = f.crypto() {
             self.on_crypto(now, c);
         }
         // A peer sends STREAM frames only with 1-RTT keys, which the server has from its own
@@ -373,11 +374,13 @@ impl QuicConn {
                 Err(_) => self.stats.protocol_errors += 1,
             }
         }
-        if let Some(m) = f.max_data {
-            self.send.on_max_data(m);
-        }
-        for &(id, m) in &f.max_stream_data {
-            self.send.on_max_stream_data(id, m);
+        if let Some(r) = f.rare() {
+            if let Some(m) = r.max_data {
+                self.send.on_max_data(m);
+            }
+            for &(id, m) in &r.max_stream_data {
+                self.send.on_max_stream_data(id, m);
+            }
         }
         if f.handshake_done && self.role == Role::Client && !self.confirmed {
             self.confirm(now);
@@ -390,7 +393,7 @@ impl QuicConn {
             p.state = PathState::Active;
             p.validated_at = Some(now);
         }
-        if let Some(id) = f.path_abandon {
+        if let Some(id) = f.rare().and_then(|r| r.path_abandon) {
             if let Some(j) = self.slot_of(id) {
                 if self.paths[j].open() {
                     self.abandon(j);
@@ -519,7 +522,13 @@ impl QuicConn {
             for s in &f.stream {
                 self.send.on_acked(s);
             }
-            if let Some(c) = &f.crypto {
+            let Some(r) = f.rare() else { continue };
+            for &(id, largest) in &r.ack_largest {
+                if let Some(k) = self.paths.iter().position(|p| p.id == id) {
+                    self.paths[k].acks.on_ack_frame_acked(largest);
+                }
+            }
+            if let Some(c) = &r.crypto {
                 self.crypto_tx.on_acked(c);
             }
         }
@@ -534,24 +543,26 @@ impl QuicConn {
         for s in &f.stream {
             self.send.on_lost(s);
         }
-        if let Some(c) = &f.crypto {
-            self.crypto_tx.on_lost(c);
-        }
-        if let Some(m) = f.max_data {
-            self.recv.on_max_data_lost(m);
-            if let Some(m) = self.recv.take_max_data() {
-                self.pending.max_data = Some(m);
-            }
-        }
-        for &(id, m) in &f.max_stream_data {
-            self.recv.on_max_stream_data_lost(id, m);
-        }
-        self.recv.take_max_stream_data(&mut self.pending.max_stream_data);
         if f.handshake_done {
             self.pending.handshake_done = true;
         }
-        if let Some(id) = f.path_abandon {
-            self.pending.path_abandon.push(id);
+        if let Some(r) = f.rare() {
+            if let Some(c) = &r.crypto {
+                self.crypto_tx.on_lost(c);
+            }
+            if let Some(m) = r.max_data {
+                self.recv.on_max_data_lost(m);
+                if let Some(m) = self.recv.take_max_data() {
+                    self.pending.max_data = Some(m);
+                }
+            }
+            for &(id, m) in &r.max_stream_data {
+                self.recv.on_max_stream_data_lost(id, m);
+            }
+            self.recv.take_max_stream_data(&mut self.pending.max_stream_data);
+            if let Some(id) = r.path_abandon {
+                self.pending.path_abandon.push(id);
+            }
         }
         if f.path_challenge {
             if let Some(p) = self.paths.iter_mut().find(|p| p.state == PathState::Validating) {
@@ -624,7 +635,7 @@ impl QuicConn {
             p.challenge_pending = true;
         }
         // Outstanding handshake data goes into the probe (RFC 9002 §6.2.4).
-        let crypto: Vec<StreamFrame> = p.recovery.sent_packets().outstanding_frames().filter_map(|f| f.frames.crypto).collect();
+        let crypto: Vec<StreamFrame> = p.recovery.sent_packets().outstanding_frames().filter_map(|f| f.frames.crypto().copied()).collect();
         for c in &crypto {
             self.crypto_tx.on_lost(c);
         }
@@ -829,6 +840,7 @@ impl QuicConn {
         buf.path_id = self.paths[i].id;
         buf.pn = pn;
         let mut frames = Frames::default();
+        let mut acks_carried: SmallVec<[(u32, u64); 2]> = SmallVec::new();
         let mut limit = ((self.cfg.max_udp_payload as u64).min(self.amplification_credit()) as u32).saturating_sub(AEAD_TAG_BYTES);
         if kind == Kind::Data {
             // seed 002 eq. 8: the controller's packet size (UDP payload), at least 200 B.
@@ -853,7 +865,9 @@ impl QuicConn {
                 buf.pop_ack();
                 continue;
             }
-            used += buf.acks().last().map_or(0, |a| a.len(multipath));
+            let a = buf.acks().last().expect("pushed above");
+            used += a.len(multipath);
+            acks_carried.push((a.path_id, a.frame.largest().expect("a frame has ranges")));
             self.paths[k].acks.on_ack_sent();
         }
         let p = &mut self.paths[i];
@@ -870,18 +884,29 @@ impl QuicConn {
                     frames.path_challenge = true;
                 }
             }
-            Kind::Data | Kind::Control | Kind::AckOnly => {}
+            Kind::AckOnly => {
+                // RFC 9000 §13.2.4: a receiver that only acknowledges gets no ACK of its ACKs
+                // and would report old ranges for ever; a PING about once per round trip
+                // (none in flight, an SRTT since the last) lets it stop reporting them.
+                let last = p.recovery.sent_packets().time_of_last_ack_eliciting();
+                let quiet = p.recovery.ack_eliciting_in_flight() == 0 && last.is_none_or(|t| now >= t + p.srtt());
+                frames.ping = self.keys && p.state == PathState::Active && !acks_carried.is_empty() && quiet;
+            }
+            Kind::Data | Kind::Control => {}
         }
         if kind != Kind::AckOnly {
             // Control frames that may go on any path (not on a path being validated).
             if self.keys && self.paths[i].state == PathState::Active {
-                frames.max_data = self.pending.max_data.take();
-                frames.max_stream_data.extend(self.pending.max_stream_data.drain(..));
                 frames.handshake_done = std::mem::take(&mut self.pending.handshake_done);
-                if let Some(id) = self.pending.path_abandon.pop() {
-                    frames.path_abandon = Some(id);
+                if self.pending.max_data.is_some() || !self.pending.max_stream_data.is_empty() || !self.pending.path_abandon.is_empty() {
+                    let r = frames.rare_mut();
+                    r.max_data = self.pending.max_data.take();
+                    r.max_stream_data.extend(self.pending.max_stream_data.drain(..));
+                    r.path_abandon = self.pending.path_abandon.pop();
                 }
-                frames.data_blocked = self.send.take_data_blocked();
+                if let Some(b) = self.send.take_data_blocked() {
+                    frames.rare_mut().data_blocked = Some(b);
+                }
             }
             used += wire::control_frames_len(&frames, multipath);
             let header = if self.crypto_tx.can_send() { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
@@ -889,7 +914,7 @@ impl QuicConn {
             if kind != Kind::Validation && self.crypto_tx.can_send() && room > 8 {
                 if let Some(c) = self.crypto_tx.next_chunk((room - 8) as u64) {
                     room -= wire::crypto_frame_len(&c);
-                    frames.crypto = Some(c);
+                    frames.rare_mut().crypto = Some(c);
                 }
             }
             let on_data_path = match kind {
@@ -909,11 +934,11 @@ impl QuicConn {
             }
         }
         // Sizes: header, ACKs, frames, padding, AEAD tag.
-        buf.long_header = frames.crypto.is_some();
+        buf.long_header = frames.crypto().is_some();
         let header = if buf.long_header { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
         let mut payload = header + used + wire::control_frames_len(&frames, multipath) + AEAD_TAG_BYTES;
         payload += frames.stream.iter().map(wire::stream_frame_len).sum::<u32>();
-        payload += frames.crypto.as_ref().map_or(0, wire::crypto_frame_len);
+        payload += frames.crypto().map_or(0, wire::crypto_frame_len);
         // RFC 9000 §14.1: every datagram of a client before it has 1-RTT keys carries an
         // Initial and is padded (ACK-only ones included, which then count in flight).
         let pad = (self.role == Role::Client && !self.keys) || frames.path_challenge || frames.path_response;
@@ -942,6 +967,9 @@ impl QuicConn {
         if in_flight {
             p.on_paced(now, payload);
         }
+        if (ack_eliciting || in_flight) && !acks_carried.is_empty() {
+            frames.rare_mut().ack_largest = acks_carried;
+        }
         buf.frames.clone_from(&frames);
         // A packet that is neither ack-eliciting nor in flight (ACK-only) is not tracked: the
         // peer never has to acknowledge it, so its record would only wait for a loss
@@ -949,6 +977,8 @@ impl QuicConn {
         // and PTO; its packet number still advances).
         if ack_eliciting || in_flight {
             p.recovery.on_packet_sent(now, pn, payload, ack_eliciting, in_flight, WithTx { tx, frames });
+        } else {
+            p.recovery.on_untracked_packet_sent(pn);
         }
         self.stats.stream_bytes_retransmitted = self.send.stats.retransmitted_bytes;
         debug_assert!(buf.udp_payload <= self.cfg.max_udp_payload.max(MIN_INITIAL_UDP_PAYLOAD), "{kind:?} packet of {} B: {buf:?}", buf.udp_payload);

@@ -27,6 +27,9 @@
 //!   peer's ACK delay is capped at max_ack_delay (§5.3); the Application Data PTO is armed
 //!   regardless (RFC 9002 arms it only after confirmation, which would leave a handshake-less
 //!   1-RTT space without a timer).
+//! - Packets that are neither ack-eliciting nor in flight (ACK-only) may be left untracked
+//!   (`on_untracked_packet_sent`): they raise the largest packet number sent but have no
+//!   record, so acknowledging one is valid but yields no RTT sample of its own.
 //! - An ACK frame that acknowledges a packet number never sent, or whose ranges are not in
 //!   descending order, is rejected (`AckError`) and changes nothing (RFC 9000 §13.1 makes the
 //!   former a PROTOCOL_VIOLATION).
@@ -207,6 +210,12 @@ impl<F> LossRecovery<F> {
     /// Appendix A.5 OnPacketSent. `pn` must exceed every earlier packet number of this space.
     pub fn on_packet_sent(&mut self, now: Time, pn: u64, size: u32, ack_eliciting: bool, in_flight: bool, frames: F) {
         self.sent.push(SentPacket { pn, time_sent: now, size, ack_eliciting, in_flight, frames });
+    }
+
+    /// A packet that is neither ack-eliciting nor in flight (ACK-only) was sent with number
+    /// `pn` and is not tracked: an ACK frame may still acknowledge it, so it counts as sent.
+    pub fn on_untracked_packet_sent(&mut self, pn: u64) {
+        self.sent.note_untracked(pn);
     }
 
     /// Appendix A.7 OnAckReceived. `ranges` are inclusive (smallest, largest) pairs, largest

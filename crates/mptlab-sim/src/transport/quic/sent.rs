@@ -160,6 +160,12 @@ impl<F> SentPackets<F> {
         });
     }
 
+    /// A packet `pn` was sent without a record (see `LossRecovery::on_untracked_packet_sent`).
+    pub fn note_untracked(&mut self, pn: u64) {
+        assert!(self.largest_sent.is_none_or(|l| pn > l), "packet number {pn} not above {:?}", self.largest_sent);
+        self.largest_sent = Some(pn);
+    }
+
     fn release(&mut self, i: usize) {
         let s = &self.slots[i];
         if s.in_flight {

@@ -488,6 +488,26 @@ fn receiver_reports_ranges_largest_first_after_gaps_and_limits_their_number() {
 }
 
 #[test]
+fn receiver_stops_reporting_packets_below_an_acknowledged_ack_frame() {
+    // RFC 9000 §13.2.4: once a packet carrying an ACK frame is acknowledged, packets at or
+    // below that frame's Largest Acknowledged need not be acknowledged again.
+    let mut a = AckManager::default();
+    for pn in [0, 1, 2, 4, 5, 6, 8, 9, 10] {
+        a.on_packet_received(0, pn, true);
+    }
+    assert_eq!(frame(&a, 0).ranges, [(8, 10), (4, 6), (0, 2)]);
+    a.on_ack_frame_acked(5);
+    assert_eq!(frame(&a, 0).ranges, [(8, 10), (6, 6)], "a range across the floor is cut");
+    a.on_ack_frame_acked(3);
+    assert_eq!(frame(&a, 0).ranges, [(8, 10), (6, 6)], "an older ACK of an ACK changes nothing");
+    a.on_ack_frame_acked(10);
+    assert_eq!(frame(&a, 0).ranges, [(8, 10)], "the largest range is always reported");
+    assert_eq!(a.on_packet_received(0, 1, true), Received::Duplicate, "old ranges still catch duplicates");
+    a.on_packet_received(0, 12, true);
+    assert_eq!(frame(&a, 0).ranges, [(12, 12)]);
+}
+
+#[test]
 fn receiver_detects_duplicates_and_ignores_them() {
     let mut a = AckManager::default();
     a.on_packet_received(0, 5, true);

@@ -222,6 +222,36 @@ fn every_byte_arrives_once_under_random_loss() {
 }
 
 #[test]
+fn a_receiver_pings_once_per_round_trip_and_stops_reporting_acknowledged_ranges() {
+    // Every 100th data packet is lost: without RFC 9000 §13.2.4 each ACK would list every
+    // gap since the start (up to 32 ranges); with the receiver's PINGs acknowledged, ACK
+    // frames list only the gaps of the last round trips.
+    let mut net = Net::new(cfg(), &[(20 * MS, 2_500_000)], "minrtt");
+    let (widest, pings) = (std::rc::Rc::new(std::cell::Cell::new(0usize)), std::rc::Rc::new(std::cell::Cell::new(0u64)));
+    let (w, p, mut n) = (widest.clone(), pings.clone(), 0u64);
+    net.filter = Box::new(move |to_server, _, pkt, _| {
+        if !to_server {
+            w.set(w.get().max(pkt.acks().iter().map(|a| a.frame.ranges.len()).max().unwrap_or(0)));
+            p.set(p.get() + pkt.frames.ping as u64);
+            return false;
+        }
+        n += !pkt.frames.stream.is_empty() as u64;
+        !pkt.frames.stream.is_empty() && n % 100 == 0
+    });
+    net.cli.write(8_000_000);
+    net.cli.finish();
+    net.run(120_000 * MS);
+    assert!(net.cli.all_acked());
+    assert_eq!(net.delivered_bytes(), 8_000_000);
+    assert!(net.dropped > 50, "{} losses", net.dropped);
+    let srv = &net.srv.paths[0];
+    let round_trips = net.now / srv.srtt();
+    assert!(pings.get() > round_trips / 2 && pings.get() <= round_trips + 1, "{} PINGs in {round_trips} round trips", pings.get());
+    assert_eq!(net.srv.stats.invalid_acks, 0, "ACKs of ACK-only packets are valid");
+    assert!(widest.get() <= 4, "ACK frames carried up to {} ranges", widest.get());
+}
+
+#[test]
 fn a_loss_on_one_stream_does_not_delay_the_other() {
     let mut net = Net::new(QuicConfig { streams: 2, handshake: false, ..cfg() }, &[(20 * MS, FAST)], "minrtt");
     // Drop the first packet that carries stream 0's first bytes.

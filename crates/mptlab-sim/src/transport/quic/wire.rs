@@ -135,48 +135,72 @@ impl PathAck {
 
 /// Retransmittable frames of one packet: what it carried besides ACKs and padding. Kept in the
 /// sent-packet record so that, when the packet is lost, each frame is queued again (§13.3).
+/// A data packet carries one STREAM frame and nothing else almost always: the frames that are
+/// rare in a transfer sit behind one pointer (`rare`) so that the record (one per packet in
+/// flight, moved when sent and when acknowledged) stays small.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Frames {
-    pub stream: SmallVec<[StreamFrame; 2]>,
+    pub stream: SmallVec<[StreamFrame; 1]>,
+    pub handshake_done: bool,
+    pub path_challenge: bool,
+    pub path_response: bool,
+    pub ping: bool,
+    pub rare: Option<Box<RareFrames>>,
+}
+
+/// The less frequent frames of a packet (see `Frames`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RareFrames {
     /// Handshake bytes (one CRYPTO stream per direction; see `conn.rs`).
     pub crypto: Option<StreamFrame>,
     pub max_data: Option<u64>,
     pub max_stream_data: SmallVec<[(u64, u64); 1]>,
     pub data_blocked: Option<u64>,
-    pub handshake_done: bool,
-    pub path_challenge: bool,
-    pub path_response: bool,
     /// PATH_ABANDON for this path ID.
     pub path_abandon: Option<u32>,
-    pub ping: bool,
+    /// (Path ID, Largest Acknowledged) of each ACK frame the packet carried. Not frames to
+    /// resend: once the packet is acknowledged the peer has seen those ACKs (RFC 9000 §13.2.4).
+    /// Recorded only in packets the sender tracks (ack-eliciting ones).
+    pub ack_largest: SmallVec<[(u32, u64); 2]>,
+}
+
+impl RareFrames {
+    fn is_ack_eliciting(&self) -> bool {
+        self.crypto.is_some() || self.max_data.is_some() || !self.max_stream_data.is_empty() || self.data_blocked.is_some() || self.path_abandon.is_some()
+    }
 }
 
 impl Frames {
     pub fn clear(&mut self) {
         self.stream.clear();
-        self.crypto = None;
-        self.max_data = None;
-        self.max_stream_data.clear();
-        self.data_blocked = None;
         self.handshake_done = false;
         self.path_challenge = false;
         self.path_response = false;
-        self.path_abandon = None;
         self.ping = false;
+        self.rare = None;
+    }
+
+    pub fn rare(&self) -> Option<&RareFrames> {
+        self.rare.as_deref()
+    }
+
+    /// The rare frames, created empty if the packet had none.
+    pub fn rare_mut(&mut self) -> &mut RareFrames {
+        self.rare.get_or_insert_with(Box::default)
+    }
+
+    pub fn crypto(&self) -> Option<&StreamFrame> {
+        self.rare().and_then(|r| r.crypto.as_ref())
     }
 
     /// RFC 9002 §2: everything here is ack-eliciting (ACK and PADDING are not kept here).
     pub fn is_ack_eliciting(&self) -> bool {
         !self.stream.is_empty()
-            || self.crypto.is_some()
-            || self.max_data.is_some()
-            || !self.max_stream_data.is_empty()
-            || self.data_blocked.is_some()
             || self.handshake_done
             || self.path_challenge
             || self.path_response
-            || self.path_abandon.is_some()
             || self.ping
+            || self.rare().is_some_and(RareFrames::is_ack_eliciting)
     }
 
     /// STREAM payload bytes carried.
@@ -241,19 +265,19 @@ impl WirePacket {
 
 /// Encoded size of the control frames in `f` (not STREAM, CRYPTO).
 pub fn control_frames_len(f: &Frames, multipath: bool) -> u32 {
-    let mut n = 0;
-    if let Some(m) = f.max_data {
+    let mut n = f.handshake_done as u32 + f.ping as u32;
+    n += PATH_CHALLENGE_BYTES * (f.path_challenge as u32 + f.path_response as u32);
+    let Some(r) = f.rare() else { return n };
+    if let Some(m) = r.max_data {
         n += 1 + varint_len(m);
     }
-    for &(id, m) in &f.max_stream_data {
+    for &(id, m) in &r.max_stream_data {
         n += 1 + varint_len(id) + varint_len(m);
     }
-    if let Some(m) = f.data_blocked {
+    if let Some(m) = r.data_blocked {
         n += 1 + varint_len(m);
     }
-    n += f.handshake_done as u32 + f.ping as u32;
-    n += PATH_CHALLENGE_BYTES * (f.path_challenge as u32 + f.path_response as u32);
-    if let Some(id) = f.path_abandon {
+    if let Some(id) = r.path_abandon {
         debug_assert!(multipath);
         n += varint_len(PATH_ABANDON_TYPE) + varint_len(id as u64) + 1;
     }
