@@ -26,6 +26,7 @@
 //! - ECN counts, the ACK Delay exponent and the ACK frequency extension are not modelled.
 
 use mptlab_engine::Time;
+use smallvec::SmallVec;
 
 use super::recovery::DEFAULT_MAX_ACK_DELAY;
 
@@ -57,7 +58,9 @@ pub enum Received {
 /// An ACK frame's content: inclusive (smallest, largest) ranges, largest first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AckFrame {
-    pub ranges: Vec<(u64, u64)>,
+    /// Inline: with acknowledged ACKs pruned (§13.2.4) a frame rarely has more than two, and
+    /// the frame travels inside the packet without another allocation to chase.
+    pub ranges: SmallVec<[(u64, u64); 2]>,
     pub ack_delay: Time,
 }
 

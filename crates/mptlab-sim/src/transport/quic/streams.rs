@@ -32,7 +32,7 @@
 //!   Known, §3.2: the sender needs no more credit).
 //! - Frame overhead is the caller's: `max_len` is payload bytes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use super::flow::{FlowControlError, RecvWindow, SendCredit, FLOW_CONTROL_ERROR};
 
@@ -54,12 +54,14 @@ impl StreamFrame {
     }
 }
 
-/// Sorted, disjoint, non-adjacent half-open byte ranges, with their total kept up to date (a
-/// multipath sender's acknowledged set holds hundreds of islands, and the scheduler asks for
-/// the total before every packet).
+/// Sorted, disjoint, non-adjacent half-open byte ranges, with their total kept up to date.
+/// A multipath connection keeps hundreds of islands here (the sender's acknowledged bytes, the
+/// receiver's out-of-order bytes, each path's data between the other's), and the work is at
+/// the front: the gap before the first island fills and that range goes. A deque makes that
+/// O(1), and the scheduler reads the total before every packet.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RangeSet {
-    r: Vec<(u64, u64)>,
+    r: VecDeque<(u64, u64)>,
     total: u64,
 }
 
@@ -72,12 +74,13 @@ impl RangeSet {
         self.r.is_empty()
     }
 
-    pub fn ranges(&self) -> &[(u64, u64)] {
-        &self.r
+    /// The ranges in order (a copy: for tests and traces).
+    pub fn ranges(&self) -> Vec<(u64, u64)> {
+        self.r.iter().copied().collect()
     }
 
     pub fn first(&self) -> Option<(u64, u64)> {
-        self.r.first().copied()
+        self.r.front().copied()
     }
 
     pub fn bytes(&self) -> u64 {
@@ -108,14 +111,17 @@ impl RangeSet {
             covered += self.r[j].1 - self.r[j].0;
             j += 1;
         }
+        // The merged ranges and [s, e) form one contiguous range.
         self.total = self.total + (hi - lo) - covered;
-        if j == i + 1 {
-            self.r[i] = (lo, hi);
-        } else if j > i {
-            self.r[i] = (lo, hi);
-            self.r.drain(i + 1..j);
-        } else {
+        if j == i {
             self.r.insert(i, (lo, hi));
+            return;
+        }
+        self.r[i] = (lo, hi);
+        if j == i + 2 {
+            self.r.remove(i + 1);
+        } else {
+            self.r.drain(i + 1..j);
         }
     }
 
@@ -125,7 +131,9 @@ impl RangeSet {
         }
         let i = self.r.partition_point(|x| x.1 <= s);
         let mut j = i;
+        let mut held = 0;
         while j < self.r.len() && self.r[j].0 < e {
+            held += self.r[j].1 - self.r[j].0;
             j += 1;
         }
         if i == j {
@@ -133,29 +141,26 @@ impl RangeSet {
         }
         let left = (self.r[i].0 < s).then_some((self.r[i].0, s));
         let right = (self.r[j - 1].1 > e).then_some((e, self.r[j - 1].1));
-        let removed: u64 = self.r[i..j].iter().map(|x| x.1 - x.0).sum::<u64>() - left.map_or(0, |x| x.1 - x.0) - right.map_or(0, |x| x.1 - x.0);
-        self.total -= removed;
-        // One range touched (the common case): edit in place instead of splicing.
-        match (j - i, left, right) {
-            (1, Some(l), Some(r)) => {
-                self.r[i] = l;
-                self.r.insert(i + 1, r);
+        self.total -= held - left.map_or(0, |x| x.1 - x.0) - right.map_or(0, |x| x.1 - x.0);
+        // Keep the ends in the first and last slots of i..j, drop what lies between.
+        let kept = [left, right].into_iter().flatten();
+        let mut k = i;
+        for x in kept {
+            if k < j {
+                self.r[k] = x;
+            } else {
+                self.r.insert(k, x);
             }
-            (1, Some(x), None) | (1, None, Some(x)) => self.r[i] = x,
-            (1, None, None) => {
-                self.r.remove(i);
-            }
-            _ => {
-                self.r.splice(i..j, left.into_iter().chain(right));
-            }
+            k += 1;
         }
+        self.r.drain(k..j.max(k));
     }
 
     /// Insert [s, e) minus the bytes in `except`.
     fn insert_except(&mut self, s: u64, e: u64, except: &RangeSet) {
         let mut at = s;
         let i = except.r.partition_point(|x| x.1 <= s);
-        for &(a, b) in &except.r[i..] {
+        for &(a, b) in except.r.range(i..) {
             if a >= e {
                 break;
             }

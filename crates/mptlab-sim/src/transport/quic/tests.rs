@@ -414,7 +414,7 @@ fn receiver_acks_every_second_ack_eliciting_packet() {
     a.on_packet_received(3 * MS, 1, true);
     assert_eq!(a.deadline(), Some(3 * MS), "second ack-eliciting packet: ACK now");
     let f = frame(&a, 3 * MS);
-    assert_eq!(f.ranges, [(0, 1)]);
+    assert_eq!(f.ranges[..], [(0, 1)]);
     assert_eq!(f.ack_delay, 0);
     a.on_ack_sent();
     assert_eq!(a.deadline(), None);
@@ -439,7 +439,7 @@ fn receiver_never_makes_an_ack_due_for_non_ack_eliciting_packets() {
     a.on_packet_received(2 * MS, 5, false);
     assert_eq!(a.deadline(), None);
     assert!(a.has_new());
-    assert_eq!(frame(&a, 3 * MS).ranges, [(5, 5), (0, 1)], "but they are acknowledged when an ACK goes out");
+    assert_eq!(frame(&a, 3 * MS).ranges[..], [(5, 5), (0, 1)], "but they are acknowledged when an ACK goes out");
 }
 
 #[test]
@@ -476,7 +476,7 @@ fn receiver_reports_ranges_largest_first_after_gaps_and_limits_their_number() {
     }
     assert_eq!(a.ranges(), [(0, 2), (5, 6), (9, 9)]);
     let f = frame(&a, 12 * MS);
-    assert_eq!(f.ranges, [(9, 9), (5, 6)]);
+    assert_eq!(f.ranges[..], [(9, 9), (5, 6)]);
     assert_eq!(f.ack_delay, 3 * MS, "since the largest (9) arrived");
     // Filling the holes merges the ranges.
     for pn in [4, 3, 8, 7] {
@@ -495,16 +495,16 @@ fn receiver_stops_reporting_packets_below_an_acknowledged_ack_frame() {
     for pn in [0, 1, 2, 4, 5, 6, 8, 9, 10] {
         a.on_packet_received(0, pn, true);
     }
-    assert_eq!(frame(&a, 0).ranges, [(8, 10), (4, 6), (0, 2)]);
+    assert_eq!(frame(&a, 0).ranges[..], [(8, 10), (4, 6), (0, 2)]);
     a.on_ack_frame_acked(5);
-    assert_eq!(frame(&a, 0).ranges, [(8, 10), (6, 6)], "a range across the floor is cut");
+    assert_eq!(frame(&a, 0).ranges[..], [(8, 10), (6, 6)], "a range across the floor is cut");
     a.on_ack_frame_acked(3);
-    assert_eq!(frame(&a, 0).ranges, [(8, 10), (6, 6)], "an older ACK of an ACK changes nothing");
+    assert_eq!(frame(&a, 0).ranges[..], [(8, 10), (6, 6)], "an older ACK of an ACK changes nothing");
     a.on_ack_frame_acked(10);
-    assert_eq!(frame(&a, 0).ranges, [(8, 10)], "the largest range is always reported");
+    assert_eq!(frame(&a, 0).ranges[..], [(8, 10)], "the largest range is always reported");
     assert_eq!(a.on_packet_received(0, 1, true), Received::Duplicate, "old ranges still catch duplicates");
     a.on_packet_received(0, 12, true);
-    assert_eq!(frame(&a, 0).ranges, [(12, 12)]);
+    assert_eq!(frame(&a, 0).ranges[..], [(12, 12)]);
 }
 
 #[test]

@@ -219,8 +219,7 @@ pub struct WirePacket {
     /// An Initial/Handshake packet (long header).
     pub long_header: bool,
     pub frames: Frames,
-    acks: Vec<PathAck>,
-    n_acks: usize,
+    acks: SmallVec<[PathAck; 2]>,
     /// UDP payload bytes (headers, frames, padding and AEAD tag).
     pub udp_payload: u32,
 }
@@ -228,29 +227,24 @@ pub struct WirePacket {
 impl WirePacket {
     pub fn clear(&mut self) {
         self.frames.clear();
-        self.n_acks = 0;
+        self.acks.clear();
         self.long_header = false;
         self.udp_payload = 0;
     }
 
     pub fn acks(&self) -> &[PathAck] {
-        &self.acks[..self.n_acks]
+        &self.acks
     }
 
-    /// A cleared ACK frame to fill (reusing earlier allocations).
+    /// A cleared ACK frame to fill.
     pub fn push_ack(&mut self) -> &mut PathAck {
-        if self.n_acks == self.acks.len() {
-            self.acks.push(PathAck::default());
-        }
-        self.n_acks += 1;
-        let a = &mut self.acks[self.n_acks - 1];
-        a.frame.ranges.clear();
-        a
+        self.acks.push(PathAck::default());
+        self.acks.last_mut().expect("just pushed")
     }
 
     /// Drop the last ACK frame pushed (it did not fit).
     pub fn pop_ack(&mut self) {
-        self.n_acks -= 1;
+        self.acks.pop();
     }
 
     pub fn is_ack_eliciting(&self) -> bool {
@@ -313,12 +307,12 @@ mod tests {
     #[test]
     fn ack_frame_sizes_count_every_field() {
         // One range [0, 10], delay 0: type, largest, delay, count, first range = 5 bytes.
-        let a = PathAck { path_id: 0, frame: AckFrame { ranges: vec![(0, 10)], ack_delay: 0 } };
+        let a = PathAck { path_id: 0, frame: AckFrame { ranges: smallvec::smallvec![(0, 10)], ack_delay: 0 } };
         assert_eq!(a.len(false), 5);
         // PATH_ACK adds the path ID (type 0x3e is still one byte).
         assert_eq!(a.len(true), 6);
         // A second range adds a gap and a length.
-        let b = PathAck { path_id: 1, frame: AckFrame { ranges: vec![(20, 30), (0, 10)], ack_delay: 1_000_000 } };
+        let b = PathAck { path_id: 1, frame: AckFrame { ranges: smallvec::smallvec![(20, 30), (0, 10)], ack_delay: 1_000_000 } };
         // delay 1 ms = 1000 µs >> 3 = 125 → 2 bytes.
         assert_eq!(b.len(false), 1 + 1 + 2 + 1 + 1 + 1 + 1);
     }
