@@ -111,6 +111,10 @@ impl AckManager {
     }
 
     fn find(&self, pn: u64) -> Option<usize> {
+        // Packets arrive mostly in order: above the last range.
+        if self.ranges.last().is_none_or(|r| r.1 < pn) {
+            return None;
+        }
         // First range whose end is ≥ pn.
         let i = self.ranges.partition_point(|r| r.1 < pn);
         (i < self.ranges.len() && self.ranges[i].0 <= pn).then_some(i)

@@ -88,12 +88,24 @@ impl RangeSet {
         self.total
     }
 
+    /// Index of the first range ending after `s` (at or after it when `touching`). Arrivals on
+    /// each path are in order, so most calls are answered by the first or the last range.
+    fn first_ending_after(&self, s: u64, touching: bool) -> usize {
+        let after = |x: &(u64, u64)| x.1 > s || (touching && x.1 == s);
+        match (self.r.front(), self.r.back()) {
+            (Some(f), _) if after(f) => 0,
+            (_, Some(b)) if !after(b) => self.r.len(),
+            (None, _) => 0,
+            _ => self.r.partition_point(|x| !after(x)),
+        }
+    }
+
     /// True if [s, e) is entirely in the set (an empty range always is).
     pub fn covers(&self, s: u64, e: u64) -> bool {
         if s >= e {
             return true;
         }
-        let i = self.r.partition_point(|x| x.1 <= s);
+        let i = self.first_ending_after(s, false);
         self.r.get(i).is_some_and(|x| x.0 <= s && x.1 >= e)
     }
 
@@ -102,7 +114,7 @@ impl RangeSet {
             return;
         }
         // First range ending at or after s: it overlaps or touches [s, e).
-        let i = self.r.partition_point(|x| x.1 < s);
+        let i = self.first_ending_after(s, true);
         let (mut lo, mut hi, mut j) = (s, e, i);
         let mut covered = 0;
         while j < self.r.len() && self.r[j].0 <= e {
@@ -129,7 +141,7 @@ impl RangeSet {
         if s >= e {
             return;
         }
-        let i = self.r.partition_point(|x| x.1 <= s);
+        let i = self.first_ending_after(s, false);
         let mut j = i;
         let mut held = 0;
         while j < self.r.len() && self.r[j].0 < e {

@@ -138,7 +138,7 @@ impl PathAck {
 /// A data packet carries one STREAM frame and nothing else almost always: the frames that are
 /// rare in a transfer sit behind one pointer (`rare`) so that the record (one per packet in
 /// flight, moved when sent and when acknowledged) stays small.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Frames {
     pub stream: SmallVec<[StreamFrame; 1]>,
     pub handshake_done: bool,
@@ -167,6 +167,25 @@ pub struct RareFrames {
 impl RareFrames {
     fn is_ack_eliciting(&self) -> bool {
         self.crypto.is_some() || self.max_data.is_some() || !self.max_stream_data.is_empty() || self.data_blocked.is_some() || self.path_abandon.is_some()
+    }
+}
+
+// By hand: SmallVec's derived clone goes through an iterator; the frames are Copy.
+impl Clone for Frames {
+    fn clone(&self) -> Self {
+        let mut f = Frames::default();
+        f.clone_from(self);
+        f
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.stream.clear();
+        self.stream.extend_from_slice(&src.stream);
+        self.handshake_done = src.handshake_done;
+        self.path_challenge = src.path_challenge;
+        self.path_response = src.path_response;
+        self.ping = src.ping;
+        self.rare.clone_from(&src.rare);
     }
 }
 
