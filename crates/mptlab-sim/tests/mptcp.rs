@@ -115,7 +115,7 @@ fn time_w3() {
         let t = std::time::Instant::now();
         sim.run_to_end();
         let secs = t.elapsed().as_secs_f64();
-        println!("{path}: {} delivered data packets in {secs:.2} s = {:.2} M/s", sim.counts.delivered_data, sim.counts.delivered_data as f64 / secs / 1e6);
+        println!("{path}: {} delivered data packets in {secs:.2} s = {:.2} M/s ({} events, {} packets delivered)", sim.counts.delivered_data, sim.counts.delivered_data as f64 / secs / 1e6, sim.events_processed(), sim.counts.delivered);
     }
 }
 

@@ -32,7 +32,7 @@
 //!   Known, §3.2: the sender needs no more credit).
 //! - Frame overhead is the caller's: `max_len` is payload bytes.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::flow::{FlowControlError, RecvWindow, SendCredit, FLOW_CONTROL_ERROR};
 
@@ -573,18 +573,23 @@ impl RecvStream {
 #[derive(Clone, Debug)]
 pub struct RecvStreams {
     cfg: RecvConfig,
-    streams: BTreeMap<u64, RecvStream>,
+    /// Sorted by id (a connection has a handful: a search beats a map's pointer chase).
+    streams: Vec<RecvStream>,
     conn: RecvWindow,
     pub stats: RecvStats,
 }
 
 impl RecvStreams {
     pub fn new(cfg: RecvConfig) -> Self {
-        Self { cfg, streams: BTreeMap::new(), conn: RecvWindow::new(cfg.max_data), stats: RecvStats::default() }
+        Self { cfg, streams: Vec::new(), conn: RecvWindow::new(cfg.max_data), stats: RecvStats::default() }
+    }
+
+    fn index(&self, id: u64) -> Result<usize, usize> {
+        self.streams.binary_search_by_key(&id, |s| s.id)
     }
 
     pub fn stream(&self, id: u64) -> Option<&RecvStream> {
-        self.streams.get(&id)
+        self.index(id).ok().map(|i| &self.streams[i])
     }
 
     pub fn conn_window(&self) -> &RecvWindow {
@@ -594,16 +599,12 @@ impl RecvStreams {
     /// A STREAM frame arrived. Returns the bytes newly delivered in order on its stream; a frame
     /// in error changes nothing.
     pub fn on_frame(&mut self, f: &StreamFrame) -> Result<u64, StreamError> {
-        let window = RecvWindow::new(self.cfg.max_stream_data);
-        let s = self.streams.entry(f.stream).or_insert_with(|| RecvStream {
-            id: f.stream,
-            delivered: 0,
-            read: 0,
-            highest: 0,
-            final_size: None,
-            ooo: RangeSet::new(),
-            window,
+        let i = self.index(f.stream).unwrap_or_else(|i| {
+            let window = RecvWindow::new(self.cfg.max_stream_data);
+            self.streams.insert(i, RecvStream { id: f.stream, delivered: 0, read: 0, highest: 0, final_size: None, ooo: RangeSet::new(), window });
+            i
         });
+        let s = &mut self.streams[i];
         let end = f.end();
         let final_size_err = |final_size| StreamError::FinalSize { stream: f.stream, final_size, end };
         //= https://www.rfc-editor.org/rfc/rfc9000#section-4.5
@@ -651,14 +652,21 @@ impl RecvStreams {
         let n = s.delivered - before;
         self.stats.bytes_delivered += n;
         if self.cfg.auto_read {
-            self.read(f.stream, n);
+            self.read_at(i, n);
         }
         Ok(n)
     }
 
     /// The application consumes up to `max` delivered bytes of stream `id`; returns how many.
     pub fn read(&mut self, id: u64, max: u64) -> u64 {
-        let Some(s) = self.streams.get_mut(&id) else { return 0 };
+        match self.index(id) {
+            Ok(i) => self.read_at(i, max),
+            Err(_) => 0,
+        }
+    }
+
+    fn read_at(&mut self, i: usize, max: u64) -> u64 {
+        let s = &mut self.streams[i];
         let n = max.min(s.delivered - s.read);
         s.read += n;
         if s.window.on_consumed(n) && s.final_size.is_some() {
@@ -675,7 +683,7 @@ impl RecvStreams {
 
     /// Appends (stream, limit) for each MAX_STREAM_DATA frame due.
     pub fn take_max_stream_data(&mut self, out: &mut Vec<(u64, u64)>) {
-        for s in self.streams.values_mut() {
+        for s in &mut self.streams {
             if let Some(l) = s.window.take_update() {
                 out.push((s.id, l));
             }
@@ -689,7 +697,8 @@ impl RecvStreams {
 
     /// A packet carrying MAX_STREAM_DATA `limit` for stream `id` was lost.
     pub fn on_max_stream_data_lost(&mut self, id: u64, limit: u64) {
-        if let Some(s) = self.streams.get_mut(&id) {
+        if let Ok(i) = self.index(id) {
+            let s = &mut self.streams[i];
             if s.final_size.is_none() {
                 s.window.on_update_lost(limit);
             }
