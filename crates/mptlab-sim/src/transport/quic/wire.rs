@@ -229,18 +229,23 @@ impl Frames {
 }
 
 /// One QUIC packet in flight: header fields, frames, ACK frames, padding.
+///
+/// Layout (C order, cache-line aligned): a packet in flight is written when sent and read one
+/// path delay later, long after it left the cache, so the fields every packet reads come first
+/// and a data packet's are within the first two lines.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct WirePacket {
     /// The Path ID (draft-ietf-quic-multipath-19 §2: it selects the connection ID and the
     /// packet number space); 0 for the initial path.
     pub path_id: u32,
+    /// UDP payload bytes (headers, frames, padding and AEAD tag).
+    pub udp_payload: u32,
     pub pn: u64,
     /// An Initial/Handshake packet (long header).
     pub long_header: bool,
     pub frames: Frames,
     acks: SmallVec<[PathAck; 2]>,
-    /// UDP payload bytes (headers, frames, padding and AEAD tag).
-    pub udp_payload: u32,
 }
 
 impl WirePacket {
