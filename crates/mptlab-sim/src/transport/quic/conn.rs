@@ -93,14 +93,18 @@ pub struct ConnStats {
 struct Pending {
     max_data: Option<u64>,
     max_stream_data: Vec<(u64, u64)>,
-    data_blocked: Option<u64>,
     handshake_done: bool,
     path_abandon: Vec<u32>,
 }
 
 impl Pending {
     fn any(&self) -> bool {
-        self.max_data.is_some() || !self.max_stream_data.is_empty() || self.data_blocked.is_some() || self.handshake_done || !self.path_abandon.is_empty()
+        self.handshake_done || self.has_rare()
+    }
+
+    /// Frames that go in a packet's `RareFrames`.
+    fn has_rare(&self) -> bool {
+        self.max_data.is_some() || !self.max_stream_data.is_empty() || !self.path_abandon.is_empty()
     }
 }
 
@@ -524,7 +528,7 @@ impl QuicConn {
             }
             let Some(r) = f.rare() else { continue };
             for &(id, largest) in &r.ack_largest {
-                if let Some(k) = self.paths.iter().position(|p| p.id == id) {
+                if let Some(k) = self.slot_of(id) {
                     self.paths[k].acks.on_ack_frame_acked(largest);
                 }
             }
@@ -898,7 +902,7 @@ impl QuicConn {
             // Control frames that may go on any path (not on a path being validated).
             if self.keys && self.paths[i].state == PathState::Active {
                 frames.handshake_done = std::mem::take(&mut self.pending.handshake_done);
-                if self.pending.max_data.is_some() || !self.pending.max_stream_data.is_empty() || !self.pending.path_abandon.is_empty() {
+                if self.pending.has_rare() {
                     let r = frames.rare_mut();
                     r.max_data = self.pending.max_data.take();
                     r.max_stream_data.extend(self.pending.max_stream_data.drain(..));
