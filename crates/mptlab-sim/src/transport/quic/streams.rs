@@ -130,11 +130,7 @@ impl RangeSet {
             return;
         }
         self.r[i] = (lo, hi);
-        if j == i + 2 {
-            self.r.remove(i + 1);
-        } else {
-            self.r.drain(i + 1..j);
-        }
+        self.r.drain(i + 1..j);
     }
 
     pub fn remove(&mut self, s: u64, e: u64) {
