@@ -51,6 +51,21 @@ impl<T: Default> Arena<T> {
         &mut self.slots[h.0 as usize]
     }
 
+    /// The handle the next `insert` returns (side tables indexed by handle can be filled
+    /// before the value is inserted).
+    #[inline]
+    pub fn next_handle(&self) -> Handle {
+        Handle(self.free.last().copied().unwrap_or(self.slots.len() as u32))
+    }
+
+    /// Hint that slot `h` is about to be read (see `prefetch`).
+    #[inline]
+    pub fn prefetch(&self, h: Handle) {
+        if let Some(v) = self.slots.get(h.0 as usize) {
+            crate::prefetch(v);
+        }
+    }
+
     /// Values currently allocated.
     pub fn live(&self) -> usize {
         self.live
@@ -77,5 +92,18 @@ mod tests {
         assert_eq!(*a.get(h3), 3);
         assert_eq!(a.capacity_used(), 2);
         assert_eq!(a.live(), 2);
+    }
+
+    #[test]
+    fn next_handle_is_what_insert_returns() {
+        let mut a: Arena<u64> = Arena::default();
+        assert_eq!(a.next_handle(), Handle(0));
+        let h0 = a.insert(1);
+        assert_eq!(a.next_handle(), Handle(1));
+        a.insert(2);
+        a.remove(h0);
+        assert_eq!(a.next_handle(), h0);
+        a.prefetch(h0);
+        assert_eq!(a.insert(3), h0);
     }
 }

@@ -6,12 +6,14 @@
 //! of its inputs.
 
 pub mod arena;
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod time;
 pub mod timer;
 
 pub use arena::{Arena, Handle};
+pub use prefetch::{prefetch, prefetch_ptr};
 pub use queue::EventQueue;
 pub use rng::{RngStream, StreamId};
 pub use time::Time;

@@ -95,6 +95,8 @@ pub struct Arrival {
     pub handle: Handle,
     pub lost: bool,
     pub next_wake: Option<Time>,
+    /// The packet that arrives next (at `next_wake`), for prefetching.
+    pub next: Option<Handle>,
 }
 
 /// What happened to an offered packet and which events the caller must schedule.
@@ -341,7 +343,8 @@ impl Link {
         } else {
             self.counters.delivered += 1;
         }
-        Some(Arrival { handle: head.handle, lost: head.lost, next_wake: self.pipe.front().map(|p| p.arrival) })
+        let next = self.pipe.front();
+        Some(Arrival { handle: head.handle, lost: head.lost, next_wake: next.map(|p| p.arrival), next: next.map(|p| p.handle) })
     }
 
     // ----- rate changes, down/up, capacity models --------------------------------------

@@ -162,9 +162,6 @@ impl Simulation {
         let p = *self.packets.remove(h);
         self.counts.dropped += 1;
         let end = self.route_ends[p.route as usize];
-        if matches!(self.flows[end.flow as usize].transport, Transport::Quic { .. }) {
-            self.quic_wire.release(p.udp_seq as u32);
-        }
         let m = &mut self.flows[end.flow as usize].metrics;
         if p.is_data() {
             m.data_packets_dropped += 1;
@@ -181,6 +178,10 @@ impl Simulation {
         let Some(a) = self.links[l as usize].pop_arrival(now) else { return };
         if let Some(t) = a.next_wake {
             self.queue.schedule(t, Ev::Arrival(l));
+        }
+        if let Some(next) = a.next {
+            self.packets.prefetch(next);
+            self.quic_wire.prefetch(next);
         }
         if a.lost {
             self.drop_packet(a.handle);
@@ -224,7 +225,7 @@ impl Simulation {
                 self.counts.delivered_data += 1;
                 self.flows[f].metrics.on_data_arrival(p.sent_at, now);
             }
-            self.quic_deliver(now, f, path, end.to_receiver, &p);
+            self.quic_deliver(now, f, path, end.to_receiver, h);
         } else if end.to_receiver {
             self.deliver_to_receiver(now, f, path, &p);
         } else if matches!(self.flows[f].transport, Transport::Mptcp { .. }) {

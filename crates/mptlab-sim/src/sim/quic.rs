@@ -2,43 +2,45 @@
 //! server = receiver), their packets on each path's route pair, one timer per endpoint, the
 //! path manager's reaction to interface events, and per-path samples.
 //!
-//! A QUIC packet's frames do not fit the fixed-size `Packet`: they live in a pooled slab
-//! (`WireSlab`) and the packet carries the slab index in `udp_seq` (QUIC packets are UDP
-//! datagrams on the wire; `udp_payload` holds the STREAM bytes carried, so ACK-only packets
-//! count as non-data). A slot returns to the pool when its packet is delivered or dropped;
-//! pooled packets keep their allocations, so steady state allocates nothing.
+//! A QUIC packet's frames do not fit the fixed-size `Packet`: they live in a side table
+//! (`WireSlab`) indexed like the packet arena, so a packet's handle finds its frames (QUIC
+//! packets are UDP datagrams on the wire; `udp_payload` holds the STREAM bytes carried, so
+//! ACK-only packets count as non-data). An entry is rewritten when its handle is reused;
+//! entries keep their allocations, so steady state allocates nothing.
 
 use super::flow::{FlowMetrics, Transport};
 use super::{Packet, Simulation, RECEIVER, SENDER};
 use crate::net::Proto;
 use crate::spec::TransportSpec;
 use crate::transport::quic::{QuicConn, WirePacket};
-use mptlab_engine::Time;
+use mptlab_engine::{Handle, Time};
 
+/// The frames of the QUIC packet with each packet handle (entries of other protocols' handles
+/// are unused).
 #[derive(Default)]
 pub(super) struct WireSlab {
     items: Vec<WirePacket>,
-    free: Vec<u32>,
 }
 
 impl WireSlab {
-    fn alloc(&mut self) -> u32 {
-        self.free.pop().unwrap_or_else(|| {
-            self.items.push(WirePacket::default());
-            (self.items.len() - 1) as u32
-        })
+    /// The entry for the packet about to be inserted with handle `h`.
+    fn entry(&mut self, h: Handle) -> &mut WirePacket {
+        let i = h.0 as usize;
+        if i >= self.items.len() {
+            self.items.resize_with(i + 1, WirePacket::default);
+        }
+        &mut self.items[i]
     }
 
-    fn get_mut(&mut self, i: u32) -> &mut WirePacket {
-        &mut self.items[i as usize]
+    fn get(&self, h: Handle) -> &WirePacket {
+        &self.items[h.0 as usize]
     }
 
-    pub(super) fn release(&mut self, i: u32) {
-        self.free.push(i);
-    }
-
-    fn get(&self, i: u32) -> &WirePacket {
-        &self.items[i as usize]
+    /// Hint that the frames of packet `h` are read soon (it arrives next on its link).
+    pub(super) fn prefetch(&self, h: Handle) {
+        if let Some(w) = self.items.get(h.0 as usize) {
+            mptlab_engine::prefetch(w);
+        }
     }
 }
 
@@ -60,14 +62,11 @@ impl Simulation {
 
     fn flush_quic(&mut self, now: Time, f: usize, role: usize) {
         loop {
-            let idx = self.quic_wire.alloc();
+            let h = self.packets.next_handle();
             let flow = &mut self.flows[f];
             let Some(ep) = endpoint(&mut flow.transport, role) else { return };
-            let buf = self.quic_wire.get_mut(idx);
-            let Some(slot) = ep.poll_transmit(now, buf) else {
-                self.quic_wire.release(idx);
-                break;
-            };
+            let buf = self.quic_wire.entry(h);
+            let Some(slot) = ep.poll_transmit(now, buf) else { break };
             let stream_bytes = buf.frames.stream_bytes() as u32;
             let size = buf.wire_size();
             if stream_bytes > 0 {
@@ -78,22 +77,19 @@ impl Simulation {
             let route = flow.route_base + 2 * slot as u32 + (role != SENDER) as u32;
             self.send_packet(
                 now,
-                Packet { route, hop: 0, proto: Proto::Udp, size, sent_at: now, udp_seq: idx as u64, udp_payload: stream_bytes, ..Default::default() },
+                Packet { route, hop: 0, proto: Proto::Udp, size, sent_at: now, udp_payload: stream_bytes, ..Default::default() },
             );
         }
         let d = endpoint(&mut self.flows[f].transport, role).and_then(|ep| ep.deadline(now));
         self.arm(f, role, d);
     }
 
-    /// A QUIC packet reached the end of its route.
-    pub(super) fn quic_deliver(&mut self, now: Time, f: usize, path: usize, to_server: bool, p: &Packet) {
-        let idx = p.udp_seq as u32;
+    /// QUIC packet `h` reached the end of its route (its handle is already free: its frames
+    /// are read before the endpoint's answers reuse it).
+    pub(super) fn quic_deliver(&mut self, now: Time, f: usize, path: usize, to_server: bool, h: Handle) {
         let role = if to_server { RECEIVER } else { SENDER };
-        // Read the frames in place (the slab and the flows are separate fields), then free the
-        // slot before the endpoint sends its answers.
         let Some(ep) = endpoint(&mut self.flows[f].transport, role) else { return };
-        let delivered = ep.on_packet(now, path, self.quic_wire.get(idx));
-        self.quic_wire.release(idx);
+        let delivered = ep.on_packet(now, path, self.quic_wire.get(h));
         self.flush_quic(now, f, role);
         if delivered > 0 {
             self.record_delivery(now, f, delivered);

@@ -659,10 +659,10 @@ impl QuicConn {
 
     // ----- sending -----------------------------------------------------------------------
 
-    /// The next packet to send now, written into `buf` (cleared first). Returns the path slot
-    /// it goes on, or None when nothing is to be sent now. Call until None.
+    /// The next packet to send now, written into `buf` (overwritten; left as it was when nothing
+    /// is sent). Returns the path slot it goes on, or None when nothing is to be sent now. Call
+    /// until None.
     pub fn poll_transmit(&mut self, now: Time, buf: &mut WirePacket) -> Option<usize> {
-        buf.clear();
         let slot = self.next_packet(now, buf);
         if slot.is_none() {
             self.report_limits(now);
@@ -841,6 +841,7 @@ impl QuicConn {
         let cid = self.cfg.cid_len;
         let pn = self.paths[i].next_pn;
         let pn_len = wire::packet_number_len(pn, self.paths[i].recovery.largest_acked());
+        buf.clear_header_and_acks();
         buf.path_id = self.paths[i].id;
         buf.pn = pn;
         let mut frames = Frames::default();

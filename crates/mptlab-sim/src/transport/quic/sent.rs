@@ -158,6 +158,13 @@ impl<F> SentPackets<F> {
             state: State::Outstanding,
             frames: Some(p.frames),
         });
+        // The next record goes right after this one (unless the ring wraps there): ask for its
+        // lines before the next packet writes them.
+        let (a, b) = self.slots.as_slices();
+        let last = if b.is_empty() { a } else { b };
+        if self.slots.len() < self.slots.capacity() {
+            mptlab_engine::prefetch_ptr(last.as_ptr_range().end);
+        }
     }
 
     /// A packet `pn` was sent without a record (see `LossRecovery::on_untracked_packet_sent`).
@@ -198,6 +205,11 @@ impl<F> SentPackets<F> {
                 out.push(p);
             }
             i += 1;
+        }
+        // The next ACK most likely starts here: ask for those records (sent one round trip
+        // ago, long out of the cache) now.
+        for k in i..(i + 3).min(self.slots.len()) {
+            mptlab_engine::prefetch(&self.slots[k]);
         }
     }
 

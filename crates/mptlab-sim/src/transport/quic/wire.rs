@@ -251,6 +251,11 @@ pub struct WirePacket {
 impl WirePacket {
     pub fn clear(&mut self) {
         self.frames.clear();
+        self.clear_header_and_acks();
+    }
+
+    /// Everything but the frames (for a packet whose frames are assigned next).
+    pub fn clear_header_and_acks(&mut self) {
         self.acks.clear();
         self.long_header = false;
         self.udp_payload = 0;
