@@ -24,6 +24,9 @@
 use mptlab_engine::Time;
 use std::collections::VecDeque;
 
+/// How many records ahead of the newest one `push` prefetches.
+const PREFETCH_AHEAD: usize = 4;
+
 /// One sent packet as the recovery layer sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SentPacket<F> {
@@ -158,13 +161,12 @@ impl<F> SentPackets<F> {
             state: State::Outstanding,
             frames: Some(p.frames),
         });
-        // The next record goes right after this one (unless the ring wraps there): ask for its
-        // lines before the next packet writes them.
+        // Records are written in order (unless the ring wraps): ask for the lines of one a few
+        // packets ahead, so they are in the cache when it is written (packets often leave in
+        // bursts, so the very next one is too close).
         let (a, b) = self.slots.as_slices();
         let last = if b.is_empty() { a } else { b };
-        if self.slots.len() < self.slots.capacity() {
-            mptlab_engine::prefetch_ptr(last.as_ptr_range().end);
-        }
+        mptlab_engine::prefetch_ptr(last.as_ptr_range().end.wrapping_add(PREFETCH_AHEAD));
     }
 
     /// A packet `pn` was sent without a record (see `LossRecovery::on_untracked_packet_sent`).
