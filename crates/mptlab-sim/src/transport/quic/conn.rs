@@ -587,12 +587,13 @@ impl QuicConn {
                 d = Some(d.map_or(t, |x: Time| x.min(t)));
             }
         };
-        let waiting = self.send.can_send();
         for (i, p) in self.paths.iter().enumerate() {
             if p.open() {
                 min(p.recovery.loss_detection_deadline());
                 min(p.acks.deadline());
-                if waiting && p.next_send > now && p.usable() {
+                // The pacer's release matters only to a sender with data (checked last: it
+                // walks the streams, and window-based controllers never pace).
+                if p.next_send > now && p.usable() && self.send.can_send() {
                     min(Some(p.next_send));
                 }
             }

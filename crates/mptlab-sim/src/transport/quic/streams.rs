@@ -113,6 +113,26 @@ impl RangeSet {
         if s >= e {
             return;
         }
+        // At or after the last range's start (in-order arrivals and acknowledgments): only the
+        // last range can be touched, since every other one ends before it starts.
+        match self.r.back_mut() {
+            None => {
+                self.r.push_back((s, e));
+                self.total += e - s;
+                return;
+            }
+            Some(b) if s > b.1 => {
+                self.r.push_back((s, e));
+                self.total += e - s;
+                return;
+            }
+            Some(b) if s >= b.0 => {
+                self.total += e.saturating_sub(b.1);
+                b.1 = b.1.max(e);
+                return;
+            }
+            Some(_) => {}
+        }
         // First range ending at or after s: it overlaps or touches [s, e).
         let i = self.first_ending_after(s, true);
         let (mut lo, mut hi, mut j) = (s, e, i);
@@ -134,7 +154,8 @@ impl RangeSet {
     }
 
     pub fn remove(&mut self, s: u64, e: u64) {
-        if s >= e {
+        // Nothing held in [s, e) (the usual case: nothing lost): nothing to do.
+        if s >= e || self.r.front().is_none_or(|f| e <= f.0) || self.r.back().is_some_and(|b| s >= b.1) {
             return;
         }
         let i = self.first_ending_after(s, false);

@@ -179,8 +179,17 @@ impl Clone for Frames {
     }
 
     fn clone_from(&mut self, src: &Self) {
-        self.stream.clear();
-        self.stream.extend_from_slice(&src.stream);
+        match src.stream.as_slice() {
+            // The usual data packet: one frame, without SmallVec's general copy.
+            [one] => {
+                self.stream.clear();
+                self.stream.push(*one);
+            }
+            many => {
+                self.stream.clear();
+                self.stream.extend_from_slice(many);
+            }
+        }
         self.handshake_done = src.handshake_done;
         self.path_challenge = src.path_challenge;
         self.path_response = src.path_response;
