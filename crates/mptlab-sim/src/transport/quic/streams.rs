@@ -116,22 +116,17 @@ impl RangeSet {
         // At or after the last range's start (in-order arrivals and acknowledgments): only the
         // last range can be touched, since every other one ends before it starts.
         match self.r.back_mut() {
-            None => {
-                self.r.push_back((s, e));
-                self.total += e - s;
-                return;
-            }
-            Some(b) if s > b.1 => {
-                self.r.push_back((s, e));
-                self.total += e - s;
-                return;
-            }
-            Some(b) if s >= b.0 => {
+            Some(b) if s < b.0 => {} // the general case below
+            Some(b) if s <= b.1 => {
                 self.total += e.saturating_sub(b.1);
                 b.1 = b.1.max(e);
                 return;
             }
-            Some(_) => {}
+            _ => {
+                self.r.push_back((s, e));
+                self.total += e - s;
+                return;
+            }
         }
         // First range ending at or after s: it overlaps or touches [s, e).
         let i = self.first_ending_after(s, true);

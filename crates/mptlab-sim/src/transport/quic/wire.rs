@@ -179,16 +179,11 @@ impl Clone for Frames {
     }
 
     fn clone_from(&mut self, src: &Self) {
+        self.stream.clear();
         match src.stream.as_slice() {
             // The usual data packet: one frame, without SmallVec's general copy.
-            [one] => {
-                self.stream.clear();
-                self.stream.push(*one);
-            }
-            many => {
-                self.stream.clear();
-                self.stream.extend_from_slice(many);
-            }
+            [one] => self.stream.push(*one),
+            many => self.stream.extend_from_slice(many),
         }
         self.handshake_done = src.handshake_done;
         self.path_challenge = src.path_challenge;
@@ -199,15 +194,6 @@ impl Clone for Frames {
 }
 
 impl Frames {
-    pub fn clear(&mut self) {
-        self.stream.clear();
-        self.handshake_done = false;
-        self.path_challenge = false;
-        self.path_response = false;
-        self.ping = false;
-        self.rare = None;
-    }
-
     pub fn rare(&self) -> Option<&RareFrames> {
         self.rare.as_deref()
     }
@@ -258,12 +244,7 @@ pub struct WirePacket {
 }
 
 impl WirePacket {
-    pub fn clear(&mut self) {
-        self.frames.clear();
-        self.clear_header_and_acks();
-    }
-
-    /// Everything but the frames (for a packet whose frames are assigned next).
+    /// Clear everything but the frames (a packet being built assigns its frames whole).
     pub fn clear_header_and_acks(&mut self) {
         self.acks.clear();
         self.long_header = false;
