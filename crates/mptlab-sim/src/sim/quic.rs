@@ -75,6 +75,8 @@ impl Simulation {
                 flow.metrics.ack_packets_sent += 1;
             }
             let route = flow.route_base + 2 * slot as u32 + (role != SENDER) as u32;
+            // The frames were written for handle `h`: the packet must get it.
+            debug_assert_eq!(self.packets.next_handle(), h, "a packet was inserted between building and sending");
             self.send_packet(
                 now,
                 Packet { route, hop: 0, proto: Proto::Udp, size, sent_at: now, udp_payload: stream_bytes, ..Default::default() },
