@@ -128,6 +128,25 @@ impl RangeSet {
                 return;
             }
         }
+        // Touching or inside the first range (a multipath sender's acknowledgments: the slower
+        // path's fill the gap after the acknowledged prefix): grow it, absorb what it reaches.
+        if let Some(&(lo, hi)) = self.r.front() {
+            if lo <= s && s <= hi {
+                let mut hi = hi.max(e);
+                self.total += hi - self.r[0].1;
+                while let Some(&(a, b)) = self.r.get(1) {
+                    if a > hi {
+                        break;
+                    }
+                    // Both ranges were counted; only b beyond hi is new.
+                    self.total -= hi.min(b) - a;
+                    hi = hi.max(b);
+                    self.r.remove(1);
+                }
+                self.r[0].1 = hi;
+                return;
+            }
+        }
         // First range ending at or after s: it overlaps or touches [s, e).
         let i = self.first_ending_after(s, true);
         let (mut lo, mut hi, mut j) = (s, e, i);
@@ -178,6 +197,22 @@ impl RangeSet {
             k += 1;
         }
         self.r.drain(k..j.max(k));
+    }
+
+    /// Remove the leading ranges that start at or before `at`; returns `at` or the end of the
+    /// last one removed if that is larger (the receiver's new in-order point when bytes up to
+    /// `at` are contiguous).
+    pub fn pop_front_through(&mut self, at: u64) -> u64 {
+        let mut hi = at;
+        while let Some(&(a, b)) = self.r.front() {
+            if a > hi {
+                break;
+            }
+            self.total -= b - a;
+            hi = hi.max(b);
+            self.r.pop_front();
+        }
+        hi
     }
 
     /// Insert [s, e) minus the bytes in `except`.
@@ -646,29 +681,23 @@ impl RecvStreams {
             s.window.cancel_update();
         }
         self.stats.frames += 1;
-        // In order with nothing held out of order (almost every frame): straight to delivery.
-        if f.offset <= s.delivered && end > s.delivered && s.ooo.is_empty() {
-            let n = end - s.delivered;
-            s.delivered = end;
+        // Reaching past the delivered prefix (almost every frame): it and the ranges held out of
+        // order that it now joins are delivered. (No held range starts at or below `delivered`,
+        // so such a frame is never a duplicate.)
+        if f.offset <= s.delivered && end > s.delivered {
+            let before = s.delivered;
+            s.delivered = s.ooo.pop_front_through(end);
+            let n = s.delivered - before;
             return Ok(self.deliver(i, n));
         }
         if end <= s.delivered || s.ooo.covers(f.offset.max(s.delivered), end) {
             self.stats.duplicate_frames += (!new_fin) as u64;
             return Ok(0);
         }
+        // Beyond a gap: held until the gap fills.
         s.ooo.insert(f.offset, end);
-        if f.offset > s.delivered {
-            self.stats.out_of_order_frames += 1;
-            return Ok(0);
-        }
-        // The frame touches the delivered prefix: the first range now starts at or below it and
-        // holds every byte that became contiguous.
-        let before = s.delivered;
-        let (_, hi) = s.ooo.first().expect("just inserted");
-        s.ooo.remove(0, hi);
-        s.delivered = hi;
-        let n = s.delivered - before;
-        Ok(self.deliver(i, n))
+        self.stats.out_of_order_frames += 1;
+        Ok(0)
     }
 
     /// `n` more bytes of stream `i` became contiguous (and are read at once with `auto_read`).
