@@ -12,7 +12,7 @@ use super::flow::{FlowMetrics, Transport};
 use super::{Packet, Simulation, RECEIVER, SENDER};
 use crate::net::Proto;
 use crate::spec::TransportSpec;
-use crate::transport::quic::{QuicConn, WirePacket};
+use crate::transport::quic::{QuicConn, Transmit, WirePacket};
 use mptlab_engine::{Handle, Time};
 
 /// The frames of the QUIC packet with each packet handle (entries of other protocols' handles
@@ -61,12 +61,15 @@ impl Simulation {
     }
 
     fn flush_quic(&mut self, now: Time, f: usize, role: usize) {
-        loop {
+        let deadline = loop {
             let h = self.packets.next_handle();
             let flow = &mut self.flows[f];
             let Some(ep) = endpoint(&mut flow.transport, role) else { return };
             let buf = self.quic_wire.entry(h);
-            let Some(slot) = ep.poll_transmit(now, buf) else { break };
+            let slot = match ep.poll(now, buf) {
+                Transmit::Packet(slot) => slot,
+                Transmit::Idle(deadline) => break deadline,
+            };
             let stream_bytes = buf.frames.stream_bytes() as u32;
             let size = buf.wire_size();
             if stream_bytes > 0 {
@@ -81,9 +84,8 @@ impl Simulation {
                 now,
                 Packet { route, hop: 0, proto: Proto::Udp, size, sent_at: now, udp_payload: stream_bytes, ..Default::default() },
             );
-        }
-        let d = endpoint(&mut self.flows[f].transport, role).and_then(|ep| ep.deadline(now));
-        self.arm(f, role, d);
+        };
+        self.arm(f, role, deadline);
     }
 
     /// QUIC packet `h` reached the end of its route (its handle is already free: its frames

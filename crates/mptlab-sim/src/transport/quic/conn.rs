@@ -1,7 +1,7 @@
 //! A QUIC connection endpoint (RFC 9000, RFC 9002), single-path or multipath
 //! (draft-ietf-quic-multipath-19, the revision RFC 10069 was published from), sans-IO: the
 //! caller hands in packets and timeouts and polls packets out, one at a time
-//! (`poll_transmit`, which fills a caller-owned `WirePacket`).
+//! (`poll`, which fills a caller-owned `WirePacket` or says when to call again).
 //!
 //! - Streams and flow control: `streams.rs` / `flow.rs`. The application's writes are spread
 //!   over `QuicConfig::streams` client-initiated bidirectional streams; each is delivered in
@@ -581,26 +581,15 @@ impl QuicConn {
 
     /// The earliest time `on_timeout` has something to do.
     pub fn deadline(&self, now: Time) -> Option<Time> {
-        let mut d: Option<Time> = None;
-        let mut min = |t: Option<Time>| {
-            if let Some(t) = t {
-                d = Some(d.map_or(t, |x: Time| x.min(t)));
-            }
-        };
-        for (i, p) in self.paths.iter().enumerate() {
-            if p.open() {
-                min(p.recovery.loss_detection_deadline());
-                min(p.acks.deadline());
-                // The pacer's release matters only to a sender with data (checked last: it
-                // walks the streams, and window-based controllers never pace).
-                if p.next_send > now && p.usable() && self.send.can_send() {
-                    min(Some(p.next_send));
-                }
-            }
-            min(self.opens[i]);
-        }
-        min(self.anti_deadlock_deadline());
-        d
+        let sending = self.send.can_send();
+        let d = self.paths.iter().zip(&self.opens).fold(Time::MAX, |d, (p, open_at)| d.min(path_deadline(p, now, sending)).min(open_at.unwrap_or(Time::MAX)));
+        self.with_anti_deadlock(d)
+    }
+
+    /// `d` (Time::MAX for none) or the anti-deadlock PTO if earlier, as an Option.
+    fn with_anti_deadlock(&self, d: Time) -> Option<Time> {
+        let d = d.min(self.anti_deadlock_deadline().unwrap_or(Time::MAX));
+        (d != Time::MAX).then_some(d)
     }
 
     fn anti_deadlock_deadline(&self) -> Option<Time> {
@@ -610,7 +599,7 @@ impl QuicConn {
     }
 
     /// Run what is due at `now`: loss-detection timers (time-threshold losses, PTOs), path
-    /// openings. ACKs due are sent by the next `poll_transmit`.
+    /// openings. ACKs due are sent by the next `poll`.
     pub fn on_timeout(&mut self, now: Time) {
         if self.anti_deadlock_deadline().is_some_and(|t| t <= now) {
             self.deadlock_backoff += 1;
@@ -663,19 +652,55 @@ impl QuicConn {
     // ----- sending -----------------------------------------------------------------------
 
     /// The next packet to send now, written into `buf` (overwritten; left as it was when nothing
-    /// is sent). Returns the path slot it goes on, or None when nothing is to be sent now. Call
-    /// until None.
-    pub fn poll_transmit(&mut self, now: Time, buf: &mut WirePacket) -> Option<usize> {
-        let slot = self.next_packet(now, buf);
-        if slot.is_none() {
-            self.report_limits(now);
+    /// is sent), and the path slot it goes on. Call until `Idle`: the poll that finds nothing
+    /// tells each controller what limited the sending (RFC 9002 §7.8) and returns `deadline()`,
+    /// in one pass over the paths.
+    pub fn poll(&mut self, now: Time, buf: &mut WirePacket) -> Transmit {
+        match self.next_packet(now, buf) {
+            Some(slot) => Transmit::Packet(slot),
+            None => Transmit::Idle(self.idle(now)),
         }
-        slot
+    }
+
+    /// As `poll`, without the deadline.
+    pub fn poll_transmit(&mut self, now: Time, buf: &mut WirePacket) -> Option<usize> {
+        match self.poll(now, buf) {
+            Transmit::Packet(slot) => Some(slot),
+            Transmit::Idle(_) => None,
+        }
+    }
+
+    /// Nothing more can be sent now: tell each controller whether the window or the application
+    /// was the limit (RFC 9002 §7.8), and return `deadline()`.
+    fn idle(&mut self, now: Time) -> Option<Time> {
+        let sending = self.send.can_send();
+        let waiting = self.keys && sending;
+        let size = self.cfg.max_udp_payload;
+        let mut d = Time::MAX;
+        for (p, open_at) in self.paths.iter_mut().zip(&self.opens) {
+            if p.usable() {
+                if waiting && !p.has_space(now, size) {
+                    p.cc.on_cwnd_limited();
+                } else if !waiting {
+                    p.cc.on_app_limited(p.recovery.bytes_in_flight());
+                }
+            }
+            d = d.min(path_deadline(p, now, sending)).min(open_at.unwrap_or(Time::MAX));
+        }
+        self.with_anti_deadlock(d)
     }
 
     fn next_packet(&mut self, now: Time, buf: &mut WirePacket) -> Option<usize> {
+        // Almost every poll finds no path duty and at most one decision to make: one pass over
+        // the paths without early exits (a fixed trip count the branch predictor learns) says
+        // whether steps 1 and 3 can find anything; each step's own loop then decides.
+        let (mut duties, mut ack_due) = (false, false);
+        for p in &self.paths {
+            duties |= p.open() & (p.challenge_pending | p.response_pending | (p.probes > 0));
+            ack_due |= (p.state != PathState::Idle) & (p.acks.deadline().unwrap_or(Time::MAX) <= now);
+        }
         // 1. Path-specific frames: challenges, responses, PTO probes.
-        for i in 0..self.paths.len() {
+        for i in 0..if duties { self.paths.len() } else { 0 } {
             let p = &self.paths[i];
             if !p.open() {
                 continue;
@@ -712,7 +737,7 @@ impl QuicConn {
             }
         }
         // 3. ACKs that are due.
-        for i in 0..self.paths.len() {
+        for i in 0..if ack_due { self.paths.len() } else { 0 } {
             let p = &self.paths[i];
             if p.state == PathState::Idle || p.acks.deadline().is_none_or(|t| t > now) {
                 continue;
@@ -751,10 +776,9 @@ impl QuicConn {
         let mut only = None;
         let mut count = 0;
         for (i, p) in self.paths.iter().enumerate() {
-            if p.usable() && p.has_space(now, size) {
-                count += 1;
-                only = Some(i);
-            }
+            let ok = p.usable() & p.has_space(now, size);
+            count += ok as usize;
+            only = if ok { Some(i) } else { only };
         }
         if count == 0 {
             return None;
@@ -818,23 +842,6 @@ impl QuicConn {
             unacked,
             send_buffer: self.cfg.max_data,
             chunk: size,
-        }
-    }
-
-    /// After a poll that sent everything it could: tell each controller whether the window
-    /// or the application was the limit (RFC 9002 §7.8).
-    fn report_limits(&mut self, now: Time) {
-        let waiting = self.keys && self.send.can_send();
-        let size = self.cfg.max_udp_payload;
-        for p in &mut self.paths {
-            if !p.usable() {
-                continue;
-            }
-            if waiting && !p.has_space(now, size) {
-                p.cc.on_cwnd_limited();
-            } else if !waiting {
-                p.cc.on_app_limited(p.recovery.bytes_in_flight());
-            }
         }
     }
 
@@ -991,6 +998,33 @@ impl QuicConn {
         self.stats.stream_bytes_retransmitted = self.send.stats.retransmitted_bytes;
         debug_assert!(buf.udp_payload <= self.cfg.max_udp_payload.max(MIN_INITIAL_UDP_PAYLOAD), "{kind:?} packet of {} B: {buf:?}", buf.udp_payload);
         Some(i)
+    }
+}
+
+/// What a poll found: a packet to send on a path slot, or nothing until the deadline (see
+/// `QuicConn::poll`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transmit {
+    /// A packet was written into the buffer; it goes on this path slot.
+    Packet(usize),
+    /// Nothing to send now; `on_timeout` is due at the deadline, if any.
+    Idle(Option<Time>),
+}
+
+/// The earliest timer of path `p` (Time::MAX for none): loss detection, its ACK duty, and the
+/// pacer's release for a sender with data (`sending`). Time::MAX stands for "none" so that a
+/// minimum over paths needs no branches (an endpoint's timers change from call to call in ways
+/// a branch predictor cannot follow).
+fn path_deadline(p: &QuicPath, now: Time, sending: bool) -> Time {
+    if !p.open() {
+        return Time::MAX;
+    }
+    let d = p.recovery.loss_detection_deadline().unwrap_or(Time::MAX).min(p.acks.deadline().unwrap_or(Time::MAX));
+    // Window-based controllers never pace: next_send stays in the past.
+    if p.next_send > now && p.usable() && sending {
+        d.min(p.next_send)
+    } else {
+        d
     }
 }
 

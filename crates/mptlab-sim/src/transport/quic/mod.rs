@@ -55,7 +55,7 @@ mod tests_cc;
 mod tests_streams;
 
 pub use config::{QuicConfig, MAX_PATHS};
-pub use conn::{ConnStats, QuicConn, Role};
+pub use conn::{ConnStats, QuicConn, Role, Transmit};
 pub use path::{PathState, PathStats, QuicPath};
 pub use wire::{Frames, PathAck, WirePacket};
 pub use ack::{AckConfig, AckFrame, AckManager, Received};
