@@ -158,6 +158,7 @@ impl AckManager {
     }
 
     /// A packet arrived at `now`. Returns whether it is new; a duplicate changes nothing.
+    #[inline]
     pub fn on_packet_received(&mut self, now: Time, pn: u64, ack_eliciting: bool) -> Received {
         if pn < self.min_accepted || self.contains(pn) {
             return Received::Duplicate;
@@ -203,6 +204,7 @@ impl AckManager {
 
     /// Fill `frame` with the ACK to send at `now` (reusing its allocation). False when nothing
     /// was ever received. Does not change state: call `on_ack_sent` once the frame is sent.
+    #[inline]
     pub fn ack_frame(&self, now: Time, frame: &mut AckFrame) -> bool {
         frame.ranges.clear();
         let Some((_, at)) = self.largest else { return false };

@@ -419,6 +419,7 @@ impl SendStreams {
 
     /// The next STREAM frame of at most `max_len` payload bytes: retransmissions first, then new
     /// data within flow control, round-robin among streams.
+    #[inline(always)]
     pub fn next_chunk(&mut self, max_len: u64) -> Option<StreamFrame> {
         let n = self.streams.len();
         let start = self.next.min(n);
@@ -471,6 +472,7 @@ impl SendStreams {
     }
 
     /// A frame was acknowledged: its bytes (and FIN) are never sent again.
+    #[inline]
     pub fn on_acked(&mut self, f: &StreamFrame) {
         let Ok(i) = self.index(f.stream) else { return };
         let s = &mut self.streams[i];
@@ -645,6 +647,7 @@ impl RecvStreams {
 
     /// A STREAM frame arrived. Returns the bytes newly delivered in order on its stream; a frame
     /// in error changes nothing.
+    #[inline(always)]
     pub fn on_frame(&mut self, f: &StreamFrame) -> Result<u64, StreamError> {
         let i = self.index(f.stream).unwrap_or_else(|i| {
             let window = RecvWindow::new(self.cfg.max_stream_data);

@@ -115,6 +115,7 @@ pub struct PathAck {
 
 impl PathAck {
     /// Encoded size (§19.3; PATH_ACK adds its type and the path ID in front).
+    #[inline]
     pub fn len(&self, multipath: bool) -> u32 {
         let ranges = &self.frame.ranges;
         let Some(&(lo, hi)) = ranges.first() else { return 0 };
@@ -178,6 +179,7 @@ impl Clone for Frames {
         f
     }
 
+    #[inline]
     fn clone_from(&mut self, src: &Self) {
         self.stream.clear();
         match src.stream.as_slice() {
@@ -277,6 +279,7 @@ impl WirePacket {
 }
 
 /// Encoded size of the control frames in `f` (not STREAM, CRYPTO).
+#[inline]
 pub fn control_frames_len(f: &Frames, multipath: bool) -> u32 {
     let mut n = f.handshake_done as u32 + f.ping as u32;
     n += PATH_CHALLENGE_BYTES * (f.path_challenge as u32 + f.path_response as u32);
