@@ -125,6 +125,7 @@ impl AckManager {
     }
 
     /// Insert a packet number known not to be held; returns the index of its range.
+    #[inline]
     fn insert(&mut self, pn: u64) -> usize {
         // Fast path: in-order arrival extends the last range.
         if let Some(last) = self.ranges.last_mut() {

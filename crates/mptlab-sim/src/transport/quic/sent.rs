@@ -270,6 +270,7 @@ impl<F> SentPackets<F> {
     }
 
     /// Drop resolved records from the front.
+    #[inline]
     pub fn pop_resolved(&mut self) {
         while self.slots.front().is_some_and(|s| s.state != State::Outstanding) {
             self.slots.pop_front();

@@ -109,6 +109,7 @@ impl RangeSet {
         self.r.get(i).is_some_and(|x| x.0 <= s && x.1 >= e)
     }
 
+    #[inline]
     pub fn insert(&mut self, s: u64, e: u64) {
         if s >= e {
             return;
