@@ -691,16 +691,8 @@ impl QuicConn {
     }
 
     fn next_packet(&mut self, now: Time, buf: &mut WirePacket) -> Option<usize> {
-        // Almost every poll finds no path duty and at most one decision to make: one pass over
-        // the paths without early exits (a fixed trip count the branch predictor learns) says
-        // whether steps 1 and 3 can find anything; each step's own loop then decides.
-        let (mut duties, mut ack_due) = (false, false);
-        for p in &self.paths {
-            duties |= p.open() & (p.challenge_pending | p.response_pending | (p.probes > 0));
-            ack_due |= (p.state != PathState::Idle) & (p.acks.deadline().unwrap_or(Time::MAX) <= now);
-        }
         // 1. Path-specific frames: challenges, responses, PTO probes.
-        for i in 0..if duties { self.paths.len() } else { 0 } {
+        for i in 0..self.paths.len() {
             let p = &self.paths[i];
             if !p.open() {
                 continue;
@@ -737,7 +729,7 @@ impl QuicConn {
             }
         }
         // 3. ACKs that are due.
-        for i in 0..if ack_due { self.paths.len() } else { 0 } {
+        for i in 0..self.paths.len() {
             let p = &self.paths[i];
             if p.state == PathState::Idle || p.acks.deadline().is_none_or(|t| t > now) {
                 continue;
@@ -776,9 +768,10 @@ impl QuicConn {
         let mut only = None;
         let mut count = 0;
         for (i, p) in self.paths.iter().enumerate() {
-            let ok = p.usable() & p.has_space(now, size);
-            count += ok as usize;
-            only = if ok { Some(i) } else { only };
+            if p.usable() && p.has_space(now, size) {
+                count += 1;
+                only = Some(i);
+            }
         }
         if count == 0 {
             return None;
