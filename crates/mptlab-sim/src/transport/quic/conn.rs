@@ -857,7 +857,7 @@ impl QuicConn {
             }
         }
         // ACKs owed on any path: this path's own first (ACK-only packets carry every due ACK).
-        let mut used = 0;
+        let mut acks_len = 0;
         for k in std::iter::once(i).chain((0..self.paths.len()).filter(|&k| k != i)) {
             let p = &self.paths[k];
             let owed = match p.acks.deadline() {
@@ -874,7 +874,7 @@ impl QuicConn {
                 continue;
             }
             let a = buf.acks().last().expect("pushed above");
-            used += a.len(multipath);
+            acks_len += a.len(multipath);
             acks_carried.push((a.path_id, a.frame.largest().expect("a frame has ranges")));
             self.paths[k].acks.on_ack_sent();
         }
@@ -916,9 +916,8 @@ impl QuicConn {
                     frames.rare_mut().data_blocked = Some(b);
                 }
             }
-            used += wire::control_frames_len(&frames, multipath);
             let header = if self.crypto_tx.can_send() { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
-            let mut room = limit.saturating_sub(header + used);
+            let mut room = limit.saturating_sub(header + acks_len + wire::control_frames_len(&frames, multipath));
             if kind != Kind::Validation && self.crypto_tx.can_send() && room > 8 {
                 if let Some(c) = self.crypto_tx.next_chunk((room - 8) as u64) {
                     room -= wire::crypto_frame_len(&c);
@@ -944,7 +943,7 @@ impl QuicConn {
         // Sizes: header, ACKs, frames, padding, AEAD tag.
         buf.long_header = frames.crypto().is_some();
         let header = if buf.long_header { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
-        let mut payload = header + used + wire::control_frames_len(&frames, multipath) + AEAD_TAG_BYTES;
+        let mut payload = header + acks_len + wire::control_frames_len(&frames, multipath) + AEAD_TAG_BYTES;
         payload += frames.stream.iter().map(wire::stream_frame_len).sum::<u32>();
         payload += frames.crypto().map_or(0, wire::crypto_frame_len);
         // RFC 9000 §14.1: every datagram of a client before it has 1-RTT keys carries an

@@ -4,7 +4,7 @@
 use super::config::QuicConfig;
 use super::conn::{QuicConn, Role};
 use super::path::PathState;
-use super::wire::WirePacket;
+use super::wire::{long_header_len, short_header_len, WirePacket, AEAD_TAG_BYTES, MIN_INITIAL_UDP_PAYLOAD};
 use crate::cc::CcConfig;
 use crate::sched::SchedConfig;
 use mptlab_engine::time::MILLISECOND;
@@ -88,6 +88,7 @@ impl Net {
                 let ep = if to_server { &mut self.cli } else { &mut self.srv };
                 let Some(slot) = ep.poll_transmit(self.now, &mut pkt) else { break };
                 assert!(pkt.udp_payload <= 1472, "UDP payload {} over the maximum", pkt.udp_payload);
+                assert_size_is_header_frames_and_tag(&pkt, ep.config());
                 if (self.filter)(to_server, slot, &pkt, self.now) {
                     self.dropped += 1;
                     continue;
@@ -143,6 +144,16 @@ impl Net {
     fn delivered_bytes(&self) -> u64 {
         self.delivered.iter().map(|d| d.1).sum()
     }
+}
+
+/// A packet's UDP payload is its header (packet number of 1 to 4 bytes, RFC 9000 §17.1), its
+/// frames and the AEAD tag, or 1200 B when it is padded (§14.1, §8.2.1).
+fn assert_size_is_header_frames_and_tag(pkt: &WirePacket, cfg: &QuicConfig) {
+    let content = pkt.frames_len(cfg.multipath) + AEAD_TAG_BYTES;
+    let header = |pn_len| if pkt.long_header { long_header_len(cfg.cid_len, pn_len) } else { short_header_len(cfg.cid_len, pn_len) };
+    let exact = (1..=4).any(|pn_len| header(pn_len) + content == pkt.udp_payload);
+    let padded = pkt.udp_payload == MIN_INITIAL_UDP_PAYLOAD && header(1) + content <= MIN_INITIAL_UDP_PAYLOAD;
+    assert!(exact || padded, "UDP payload {} B is not a header + {content} B of frames and tag: {pkt:?}", pkt.udp_payload);
 }
 
 fn cfg() -> QuicConfig {

@@ -272,6 +272,14 @@ impl WirePacket {
         self.frames.is_ack_eliciting()
     }
 
+    /// Encoded size of every frame the packet carries (ACKs, control frames, CRYPTO, STREAM):
+    /// its UDP payload without header, padding and AEAD tag.
+    pub fn frames_len(&self, multipath: bool) -> u32 {
+        let f = &self.frames;
+        let acks = self.acks.iter().map(|a| a.len(multipath)).sum::<u32>();
+        acks + control_frames_len(f, multipath) + f.crypto().map_or(0, crypto_frame_len) + f.stream.iter().map(stream_frame_len).sum::<u32>()
+    }
+
     /// Bytes on the wire: UDP payload + IPv4/UDP headers.
     pub fn wire_size(&self) -> u32 {
         self.udp_payload + UDP_HEADER_BYTES
