@@ -522,10 +522,23 @@ impl QuicConn {
         p.stats.packets_lost += out.lost.len() as u64;
         p.stats.bytes_lost += out.bytes_lost;
         // By reference: a record is large, and moving each out of the list costs a copy.
+        // Frames that continue each other (packets sent back to back on one path) are marked
+        // acknowledged as one run.
+        let mut run: Option<StreamFrame> = None;
         for sp in &out.acked {
             let f = &sp.frames.frames;
             for s in &f.stream {
-                self.send.on_acked(s);
+                match &mut run {
+                    Some(r) if r.stream == s.stream && r.end() == s.offset => {
+                        r.len += s.len;
+                        r.fin = s.fin;
+                    }
+                    _ => {
+                        if let Some(r) = run.replace(*s) {
+                            self.send.on_acked(&r);
+                        }
+                    }
+                }
             }
             let Some(r) = f.rare() else { continue };
             for &(id, largest) in &r.ack_largest {
@@ -536,6 +549,9 @@ impl QuicConn {
             if let Some(c) = &r.crypto {
                 self.crypto_tx.on_acked(c);
             }
+        }
+        if let Some(r) = run {
+            self.send.on_acked(&r);
         }
         out.acked.clear();
         for sp in std::mem::take(&mut out.lost) {
@@ -858,6 +874,7 @@ impl QuicConn {
         }
         // ACKs owed on any path: this path's own first (ACK-only packets carry every due ACK).
         let mut acks_len = 0;
+        let mut stream_len = 0;
         for k in std::iter::once(i).chain((0..self.paths.len()).filter(|&k| k != i)) {
             let p = &self.paths[k];
             let owed = match p.acks.deadline() {
@@ -934,6 +951,7 @@ impl QuicConn {
                 let n = wire::stream_frame_len(&s);
                 debug_assert!(n <= room, "a STREAM frame overran the packet");
                 room = room.saturating_sub(n);
+                stream_len += n;
                 frames.stream.push(s);
             }
             if kind == Kind::Probe && !frames.is_ack_eliciting() {
@@ -944,8 +962,7 @@ impl QuicConn {
         buf.long_header = frames.crypto().is_some();
         let header = if buf.long_header { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
         let mut payload = header + acks_len + wire::control_frames_len(&frames, multipath) + AEAD_TAG_BYTES;
-        payload += frames.stream.iter().map(wire::stream_frame_len).sum::<u32>();
-        payload += frames.crypto().map_or(0, wire::crypto_frame_len);
+        payload += stream_len + frames.crypto().map_or(0, wire::crypto_frame_len);
         // RFC 9000 §14.1: every datagram of a client before it has 1-RTT keys carries an
         // Initial and is padded (ACK-only ones included, which then count in flight).
         let pad = (self.role == Role::Client && !self.keys) || frames.path_challenge || frames.path_response;
