@@ -235,6 +235,9 @@ impl Adaptive {
 }
 
 impl CongestionControl for Adaptive {
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
     fn packet_size(&self) -> Option<u32> {
         Some(self.optimal_packet_size())
     }

@@ -225,6 +225,8 @@ struct Conn {
     /// sample, sample interval; at most 1 ms) seen so far: the scale of a sane pacing rate.
     max_bytes: u64,
     min_time: Time,
+    /// Every ACK reaches the controller without its rate sample (the model still takes it).
+    strip_rate: bool,
     /// Coupled controllers: the peers' views and the controller's index among them.
     peers: Vec<SubflowCcView>,
     me: usize,
@@ -249,6 +251,7 @@ impl Conn {
             sample_seen: false,
             max_bytes: 0,
             min_time: MILLISECOND,
+            strip_rate: false,
             peers,
             me,
         }
@@ -377,7 +380,7 @@ impl Conn {
                     bytes_lost,
                     delivered_total: self.delivered,
                     lost_total: self.lost,
-                    rate,
+                    rate: rate.filter(|_| !self.strip_rate),
                 });
             }
             Op::CongestionEvent => {
@@ -545,6 +548,52 @@ fn every_registered_controller_keeps_its_invariants_under_random_operations() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// What a controller shows after an operation.
+fn observable(cc: &impl CongestionControl) -> (u64, u64, Option<u64>, &'static str) {
+    (cc.window(), cc.ssthresh(), cc.pacing_rate(), cc.state_name())
+}
+
+/// Run one case twice, once with every rate sample withheld: Err names the first operation
+/// after which the two controllers differ.
+fn same_without_rate_samples(name: &str, case: &Case) -> Result<(), String> {
+    let (mut with, mut without) = (build(name, case), build(name, case));
+    let mut conn_with = Conn::new(case.mss, case.peers.clone(), case.me);
+    let mut conn_without = Conn::new(case.mss, case.peers.clone(), case.me);
+    conn_without.strip_rate = true;
+    for (i, op) in case.ops.iter().enumerate() {
+        conn_with.apply(&mut with, op);
+        conn_without.apply(&mut without, op);
+        let (a, b) = (observable(&with), observable(&without));
+        if a != b {
+            return Err(format!("after op {i} {op:?}: with rate samples {a:?}, without {b:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// `reads_rate_samples() == false` is a promise a transport relies on (QUIC then keeps no
+/// delivery-rate snapshots): every controller that makes it behaves the same when its ACKs
+/// carry no rate samples.
+#[test]
+fn controllers_that_do_not_read_rate_samples_ignore_them() {
+    let mut checked = Vec::new();
+    for name in CONGESTION_CONTROLLERS.iter().map(|a| a.name).chain(FUZZED_COMPOSITES.iter().copied()) {
+        let params = CcParams { mss: 1448, initial_cwnd_segments: 10 };
+        if CcConfig::default_for(name).expect("a registry name").build(params).reads_rate_samples() {
+            continue;
+        }
+        checked.push(name);
+        let config = Config { cases: cases() / 4, failure_persistence: None, ..Config::default() };
+        let result = TestRunner::new(config).run(&case(), |c| same_without_rate_samples(name, &c).map_err(TestCaseError::fail));
+        if let Err(e) = result {
+            panic!("`{name}` says it does not read rate samples, but: {e}");
+        }
+    }
+    for name in ["reno", "newreno", "lia", "olia", "balia", "blp-adaptive"] {
+        assert!(checked.contains(&name), "`{name}` no longer skips rate samples (checked: {checked:?})");
+    }
 }
 
 // ----- the harness catches broken controllers ----------------------------------------------

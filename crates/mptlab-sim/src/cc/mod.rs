@@ -155,6 +155,12 @@ pub trait CongestionControl {
     fn packet_size(&self) -> Option<u32> {
         None
     }
+    /// Reads `AckEvent::rate`. A transport may leave out the per-packet delivery-rate snapshots
+    /// behind the samples for controllers that do not (the samples are then None). The default
+    /// is the safe answer; the fuzz harness checks every controller that says false.
+    fn reads_rate_samples(&self) -> bool {
+        true
+    }
 }
 
 /// Static dispatch over every controller (the per-packet path never goes through `dyn`).
@@ -239,6 +245,9 @@ impl CongestionControl for AnyCc {
             AnyCc::Adaptive(c) => c.packet_size(),
             _ => None,
         }
+    }
+    fn reads_rate_samples(&self) -> bool {
+        dispatch!(self, c => c.reads_rate_samples())
     }
 }
 

@@ -51,6 +51,9 @@ impl Reno {
 }
 
 impl CongestionControl for Reno {
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
     #[inline]
     fn on_ack(&mut self, ev: &AckEvent) {
         if ev.in_recovery || !ev.cwnd_limited || ev.bytes_acked == 0 {

@@ -87,6 +87,9 @@ impl Balia {
 }
 
 impl CongestionControl for Balia {
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
     window_answers!();
     reno_window_hooks!();
 

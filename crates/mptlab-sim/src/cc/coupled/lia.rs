@@ -85,6 +85,9 @@ impl Lia {
 }
 
 impl CongestionControl for Lia {
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
     window_answers!();
     reno_window_hooks!();
     halving_on_loss!();

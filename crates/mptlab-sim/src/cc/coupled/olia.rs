@@ -176,6 +176,9 @@ impl Olia {
 }
 
 impl CongestionControl for Olia {
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
     window_answers!();
     reno_window_hooks!();
     halving_on_loss!();
