@@ -26,11 +26,12 @@
 //!   sender and Linux `tcp_is_cwnd_limited` judge it) prior_in_flight + max_datagram_size >
 //!   cwnd, or in slow start cwnd < 2·prior_in_flight.
 //! - a delivery-rate estimator (the TCP one, `transport/tcp/rate.rs`,
-//!   draft-cheng-iccrg-delivery-rate-estimation): `on_packet_sent` returns the packet's
-//!   `TxState`, which the caller keeps in the packet's payload (`CcPayload`, e.g. `WithTx<F>` as
-//!   `LossRecovery<WithTx<F>>`'s payload); the ACK's newest in-flight packet yields the
-//!   `RateSample` BBR and BBRv2 need. Payload `()` gives no samples (window controllers do not
-//!   need them).
+//!   draft-cheng-iccrg-delivery-rate-estimation): `on_packet_sent` takes the delivery state of
+//!   each in-flight packet (`TxState`) by packet number, and the ACK's newest in-flight packet
+//!   yields the `RateSample` BBR, BBRv2, Vegas, wVegas and CUBIC's HyStart read. Controllers
+//!   that read no samples (`CongestionControl::reads_rate_samples`: Reno/NewReno, LIA, OLIA,
+//!   BALIA, blp-adaptive) get None and no snapshots are kept: a 48-byte record per packet in
+//!   flight that nothing would read.
 //!
 //! Interpretations:
 //! - Order within one ACK: growth first, then losses (Appendix A.7: OnPacketsAcked before
@@ -60,6 +61,7 @@
 use crate::cc::{AckEvent, AnyCc, CcConfig, CcMetrics, CcParams, CongestionControl, LossEvent};
 use crate::transport::tcp::rate::{RateEstimator, TxState};
 use mptlab_engine::Time;
+use std::collections::VecDeque;
 
 use super::recovery::RecoveryOutcome;
 use super::rtt::RttEstimator;
@@ -70,35 +72,16 @@ pub const MINIMUM_WINDOW_DATAGRAMS: u64 = 2;
 /// 2·max_datagram_size))).
 pub const INITIAL_WINDOW_CAP: u64 = 14_720;
 
-/// What the glue needs from a sent packet's payload: the delivery-rate snapshot taken when it
-/// was sent (`QuicCongestion::on_packet_sent`'s return value), if the caller kept one.
-pub trait CcPayload {
-    fn tx_state(&self) -> Option<&TxState>;
+/// The delivery state when an in-flight packet was sent, until it is acknowledged or lost.
+#[derive(Clone, Copy, Debug)]
+struct Snapshot {
+    pn: u64,
+    tx: TxState,
+    resolved: bool,
 }
 
-impl CcPayload for () {
-    fn tx_state(&self) -> Option<&TxState> {
-        None
-    }
-}
-
-impl CcPayload for TxState {
-    fn tx_state(&self) -> Option<&TxState> {
-        Some(self)
-    }
-}
-
-/// A packet payload with its delivery-rate snapshot next to the caller's frames.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WithTx<F> {
-    pub tx: TxState,
-    pub frames: F,
-}
-
-impl<F> CcPayload for WithTx<F> {
-    fn tx_state(&self) -> Option<&TxState> {
-        Some(&self.tx)
-    }
+fn snapshot_of(s: &mut VecDeque<Snapshot>, pn: u64) -> Option<&mut Snapshot> {
+    s.binary_search_by_key(&pn, |x| x.pn).ok().map(|i| &mut s[i])
 }
 
 /// The initial window of §7.2 in whole datagrams (the controllers take a segment count):
@@ -122,6 +105,9 @@ pub struct QuicCongestion {
     /// The sender's last report: the window stopped it (true) or it ran out of data (false).
     cwnd_limited: bool,
     rate: RateEstimator,
+    /// The snapshots of the packets in flight, in packet-number order (resolved ones leave from
+    /// the front); None when the controller reads no rate samples.
+    snapshots: Option<VecDeque<Snapshot>>,
     lost_total: u64,
     congestion_events: u64,
     persistent_congestion_events: u64,
@@ -131,6 +117,7 @@ impl QuicCongestion {
     pub fn new(cc: AnyCc, max_datagram_size: u32) -> Self {
         assert!(max_datagram_size > 0, "max_datagram_size must be positive");
         Self {
+            snapshots: cc.reads_rate_samples().then(VecDeque::new),
             cc,
             max_datagram_size,
             recovery_start: None,
@@ -186,16 +173,43 @@ impl QuicCongestion {
         self.cc.send_quantum()
     }
 
-    /// Appendix B.4 OnPacketSentCC: a packet of `size` bytes left with `bytes_in_flight_before`
-    /// bytes already in flight. Returns its delivery-rate snapshot, to be kept in its payload
-    /// (`CcPayload`). Packets not counted in flight change nothing (default snapshot).
-    pub fn on_packet_sent(&mut self, now: Time, size: u32, in_flight: bool, bytes_in_flight_before: u64) -> TxState {
+    /// Appendix B.4 OnPacketSentCC: packet `pn` of `size` bytes left with
+    /// `bytes_in_flight_before` bytes already in flight (packet numbers increase from call to
+    /// call). Packets not counted in flight change nothing.
+    #[inline]
+    pub fn on_packet_sent(&mut self, now: Time, pn: u64, size: u32, in_flight: bool, bytes_in_flight_before: u64) {
         if !in_flight {
-            return TxState::default();
+            return;
         }
-        let tx = self.rate.on_send(now, bytes_in_flight_before, size, self.lost_total);
+        if let Some(s) = &mut self.snapshots {
+            debug_assert!(s.back().is_none_or(|b| b.pn < pn), "packet numbers must increase");
+            let tx = self.rate.on_send(now, bytes_in_flight_before, size, self.lost_total);
+            s.push_back(Snapshot { pn, tx, resolved: false });
+        }
         self.cc.on_packet_sent(now, size, bytes_in_flight_before + size as u64);
-        tx
+    }
+
+    /// Drop the snapshots of the packets `out` acknowledged or declared lost; returns the
+    /// snapshot and send time of the newest acknowledged in-flight packet (the one a rate
+    /// sample is taken from), if snapshots are kept.
+    fn resolve_snapshots<P>(&mut self, out: &RecoveryOutcome<P>) -> Option<(TxState, Time)> {
+        let s = self.snapshots.as_mut()?;
+        let mut newest = None;
+        for p in out.acked.iter().filter(|p| p.in_flight) {
+            if let Some(x) = snapshot_of(s, p.pn) {
+                x.resolved = true;
+                newest = Some((x.tx, p.time_sent));
+            }
+        }
+        for p in out.lost.iter().filter(|p| p.in_flight) {
+            if let Some(x) = snapshot_of(s, p.pn) {
+                x.resolved = true;
+            }
+        }
+        while s.front().is_some_and(|x| x.resolved) {
+            s.pop_front();
+        }
+        newest
     }
 
     /// The sender's send loop stopped at the window (§7.8: the window is being used).
@@ -214,11 +228,12 @@ impl QuicCongestion {
     /// Feed one `LossRecovery` outcome (of `on_ack_received` or of a loss-detection timeout):
     /// Appendix B.5 OnPacketsAcked, then B.8 OnPacketsLost with B.6 OnCongestionEvent and the
     /// persistent congestion collapse. `rtt` is the recovery's estimator after the call.
-    pub fn on_outcome<P: CcPayload>(&mut self, now: Time, out: &RecoveryOutcome<P>, rtt: &RttEstimator) {
+    pub fn on_outcome<P>(&mut self, now: Time, out: &RecoveryOutcome<P>, rtt: &RttEstimator) {
+        let newest = self.resolve_snapshots(out);
         self.lost_total += out.bytes_lost;
         let in_flight_after = out.prior_in_flight.saturating_sub(out.bytes_acked + out.bytes_lost);
         if !out.acked.is_empty() {
-            self.on_acked(now, out, rtt, in_flight_after);
+            self.on_acked(now, out, rtt, in_flight_after, newest);
         }
         if let Some(sent) = out.largest_lost_sent_time {
             self.on_congestion_event(now, sent);
@@ -234,20 +249,23 @@ impl QuicCongestion {
         }
     }
 
+    /// Delivery-rate snapshots held (of packets in flight, and of resolved ones behind the
+    /// oldest packet in flight); 0 for controllers that read no rate samples.
+    pub fn snapshots_held(&self) -> usize {
+        self.snapshots.as_ref().map_or(0, |s| s.len())
+    }
+
     /// B.3 InCongestionRecovery.
     fn sent_in_recovery(&self, sent: Time) -> bool {
         self.recovery_start.is_some_and(|start| sent <= start)
     }
 
-    fn on_acked<P: CcPayload>(&mut self, now: Time, out: &RecoveryOutcome<P>, rtt: &RttEstimator, in_flight_after: u64) {
+    /// `newest`: the snapshot and send time of the newest acknowledged in-flight packet.
+    fn on_acked<P>(&mut self, now: Time, out: &RecoveryOutcome<P>, rtt: &RttEstimator, in_flight_after: u64, newest: Option<(TxState, Time)>) {
         let mut after_start = 0u64;
-        let mut newest: Option<(TxState, Time)> = None;
         for p in out.acked.iter().filter(|p| p.in_flight) {
             if !self.sent_in_recovery(p.time_sent) {
                 after_start += p.size as u64;
-            }
-            if let Some(tx) = p.frames.tx_state() {
-                newest = Some((*tx, p.time_sent));
             }
         }
         let mut bytes_acked = out.bytes_acked;

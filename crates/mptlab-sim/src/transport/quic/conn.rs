@@ -51,7 +51,7 @@ use super::recovery::{RecoveryOutcome, Timeout};
 use super::sent::SentPacket;
 use super::streams::{RecvConfig, RecvStreams, SendStreams, StreamFrame};
 use super::wire::{self, Frames, WirePacket, AEAD_TAG_BYTES, MIN_INITIAL_UDP_PAYLOAD};
-use super::{path::SentFrames, WithTx};
+use super::path::SentFrames;
 use crate::cc::{CcConfig, CongestionControl, SubflowCcView};
 use crate::sched::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
 use mptlab_engine::Time;
@@ -331,8 +331,8 @@ impl QuicConn {
         p.recovery.discard(&mut drained);
         let mut requeued = 0;
         for sp in drained.drain(..) {
-            requeued += sp.frames.frames.stream_bytes();
-            self.requeue(&sp.frames.frames);
+            requeued += sp.frames.stream_bytes();
+            self.requeue(&sp.frames);
         }
         self.paths[slot].stats.bytes_requeued += requeued;
         self.drained = drained;
@@ -526,7 +526,7 @@ impl QuicConn {
         // acknowledged as one run.
         let mut run: Option<StreamFrame> = None;
         for sp in &out.acked {
-            let f = &sp.frames.frames;
+            let f = &sp.frames;
             for s in &f.stream {
                 match &mut run {
                     Some(r) if r.stream == s.stream && r.end() == s.offset => {
@@ -555,7 +555,7 @@ impl QuicConn {
         }
         out.acked.clear();
         for sp in std::mem::take(&mut out.lost) {
-            self.requeue(&sp.frames.frames);
+            self.requeue(&sp.frames);
         }
     }
 
@@ -647,14 +647,14 @@ impl QuicConn {
             p.challenge_pending = true;
         }
         // Outstanding handshake data goes into the probe (RFC 9002 §6.2.4).
-        let crypto: Vec<StreamFrame> = p.recovery.sent_packets().outstanding_frames().filter_map(|f| f.frames.crypto().copied()).collect();
+        let crypto: Vec<StreamFrame> = p.recovery.sent_packets().outstanding_frames().filter_map(|f| f.crypto().copied()).collect();
         for c in &crypto {
             self.crypto_tx.on_lost(c);
         }
         let p = &self.paths[i];
         let others = self.paths.iter().enumerate().any(|(k, q)| k != i && q.usable());
         if self.cfg.multipath && others && !p.failed && p.state == PathState::Active && p.recovery.pto_count() >= self.cfg.failure_ptos {
-            let stranded: Vec<StreamFrame> = p.recovery.sent_packets().outstanding_frames().flat_map(|f| f.frames.stream.iter().copied()).collect();
+            let stranded: Vec<StreamFrame> = p.recovery.sent_packets().outstanding_frames().flat_map(|f| f.stream.iter().copied()).collect();
             let p = &mut self.paths[i];
             p.failed = true;
             p.stats.failures += 1;
@@ -987,7 +987,7 @@ impl QuicConn {
         self.amp_sent += payload as u64;
         self.last_sent = now;
         let before = p.recovery.bytes_in_flight();
-        let tx = p.cc.on_packet_sent(now, payload, in_flight, before);
+        p.cc.on_packet_sent(now, pn, payload, in_flight, before);
         if in_flight {
             p.on_paced(now, payload);
         }
@@ -1000,7 +1000,7 @@ impl QuicConn {
         // declaration that may never come (RFC 9002 §2 leaves it out of congestion control
         // and PTO; its packet number still advances).
         if ack_eliciting || in_flight {
-            p.recovery.on_packet_sent(now, pn, payload, ack_eliciting, in_flight, WithTx { tx, frames });
+            p.recovery.on_packet_sent(now, pn, payload, ack_eliciting, in_flight, frames);
         } else {
             p.recovery.on_untracked_packet_sent(pn);
         }

@@ -59,7 +59,7 @@ pub use conn::{ConnStats, QuicConn, Role, Transmit};
 pub use path::{PathState, PathStats, QuicPath};
 pub use wire::{Frames, PathAck, WirePacket};
 pub use ack::{AckConfig, AckFrame, AckManager, Received};
-pub use cc::{initial_window_datagrams, CcPayload, QuicCongestion, WithTx};
+pub use cc::{initial_window_datagrams, QuicCongestion};
 pub use flow::{FlowControlError, RecvWindow, SendCredit, FLOW_CONTROL_ERROR};
 pub use recovery::{AckError, LossRecovery, RecoveryConfig, RecoveryOutcome, Timeout, TimerKind};
 pub use rtt::{RttEstimator, GRANULARITY, INITIAL_RTT};

@@ -7,7 +7,7 @@
 //! path with a new Path ID opened on the same slot later (§3.4: Path IDs are never reused).
 
 use super::ack::{AckConfig, AckManager};
-use super::cc::{QuicCongestion, WithTx};
+use super::cc::QuicCongestion;
 use super::config::QuicConfig;
 use super::recovery::{LossRecovery, RecoveryConfig};
 use super::wire::Frames;
@@ -51,7 +51,7 @@ pub struct PathStats {
     pub abandoned: u64,
 }
 
-pub type SentFrames = WithTx<Frames>;
+pub type SentFrames = Frames;
 
 pub struct QuicPath {
     pub id: u32,

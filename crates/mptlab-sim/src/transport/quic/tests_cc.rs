@@ -3,13 +3,12 @@
 //! into controller events, and the tests check the window the sender would send against.
 //!
 //! Datagrams are 1200 bytes (the initial window of §7.2 is then 10 datagrams, 12 000 bytes);
-//! payloads are the packets' `TxState`, so rate-based controllers get delivery-rate samples.
+//! rate-based controllers get delivery-rate samples (`QuicCongestion` keeps the snapshots).
 //! The first ACK of each script lands 100 ms after the send: smoothed_rtt 100 ms, and the
 //! time-threshold loss delay is 9/8 · 100 ms = 112.5 ms (§6.1.2).
 
 use super::*;
 use crate::cc::{AnyCc, CcConfig, CongestionControl};
-use crate::transport::tcp::rate::TxState;
 use mptlab_engine::time::{MILLISECOND as MS, MICROSECOND as US};
 use mptlab_engine::Time;
 use std::collections::VecDeque;
@@ -19,9 +18,9 @@ const IW: u64 = 10 * MDS as u64;
 
 /// One path: the loss recovery of its packet number space and its congestion control.
 struct Path {
-    rec: LossRecovery<TxState>,
+    rec: LossRecovery<()>,
     cc: QuicCongestion,
-    out: RecoveryOutcome<TxState>,
+    out: RecoveryOutcome<()>,
     next_pn: u64,
 }
 
@@ -36,8 +35,8 @@ impl Path {
     fn send(&mut self, now: Time, n: u64) -> u64 {
         let first = self.next_pn;
         for _ in 0..n {
-            let tx = self.cc.on_packet_sent(now, MDS, true, self.rec.bytes_in_flight());
-            self.rec.on_packet_sent(now, self.next_pn, MDS, true, true, tx);
+            self.cc.on_packet_sent(now, self.next_pn, MDS, true, self.rec.bytes_in_flight());
+            self.rec.on_packet_sent(now, self.next_pn, MDS, true, true, ());
             self.next_pn += 1;
         }
         first
@@ -115,6 +114,20 @@ fn an_application_limited_sender_does_not_grow_the_window() {
     p.cc.on_cwnd_limited();
     p.ack(100 * MS, &[(0, 1)]);
     assert_eq!(p.window(), IW + 2 * MDS as u64);
+}
+
+#[test]
+fn snapshots_are_kept_only_for_rate_readers_and_leave_with_their_packets() {
+    // Packet 1 is acknowledged and packet 0 lost (time threshold), then 3, then 2 and 4-9.
+    for (cc, keeps) in [("bbr", true), ("newreno", false)] {
+        let (mut p, _, at) = one_loss(cc);
+        assert_eq!(p.cc.snapshots_held(), if keeps { 8 } else { 0 }, "{cc}: packets 2-9 are in flight");
+        p.ack(at + MS, &[(3, 3)]);
+        // Packet 2 is still in flight: the snapshot of 3 waits behind it.
+        assert_eq!(p.cc.snapshots_held(), if keeps { 8 } else { 0 }, "{cc}");
+        p.ack(at + 2 * MS, &[(2, 9)]);
+        assert_eq!(p.cc.snapshots_held(), 0, "{cc}: nothing in flight, nothing held");
+    }
 }
 
 // ---------------------------------------------------------------- recovery periods (§7.3.2)
