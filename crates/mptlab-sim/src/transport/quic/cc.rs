@@ -80,8 +80,16 @@ struct Snapshot {
     resolved: bool,
 }
 
+/// The snapshot of packet `pn`. Packet numbers of packets in flight are nearly consecutive
+/// (only untracked ACK-only packets leave gaps), so its offset from the first is tried first.
 fn snapshot_of(s: &mut VecDeque<Snapshot>, pn: u64) -> Option<&mut Snapshot> {
-    s.binary_search_by_key(&pn, |x| x.pn).ok().map(|i| &mut s[i])
+    let first = s.front()?.pn;
+    let guess = pn.checked_sub(first).map_or(usize::MAX, |d| d.min(usize::MAX as u64) as usize);
+    let i = match s.get(guess) {
+        Some(x) if x.pn == pn => guess,
+        _ => s.binary_search_by_key(&pn, |x| x.pn).ok()?,
+    };
+    Some(&mut s[i])
 }
 
 /// The initial window of §7.2 in whole datagrams (the controllers take a segment count):
