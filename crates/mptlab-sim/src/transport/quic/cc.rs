@@ -83,11 +83,10 @@ struct Snapshot {
 /// The snapshot of packet `pn`. Packet numbers of packets in flight are nearly consecutive
 /// (only untracked ACK-only packets leave gaps), so its offset from the first is tried first.
 fn snapshot_of(s: &mut VecDeque<Snapshot>, pn: u64) -> Option<&mut Snapshot> {
-    let first = s.front()?.pn;
-    let guess = pn.checked_sub(first).map_or(usize::MAX, |d| d.min(usize::MAX as u64) as usize);
-    let i = match s.get(guess) {
-        Some(x) if x.pn == pn => guess,
-        _ => s.binary_search_by_key(&pn, |x| x.pn).ok()?,
+    let guess = pn.checked_sub(s.front()?.pn).and_then(|d| usize::try_from(d).ok());
+    let i = match guess.filter(|&g| s.get(g).is_some_and(|x| x.pn == pn)) {
+        Some(g) => g,
+        None => s.binary_search_by_key(&pn, |x| x.pn).ok()?,
     };
     Some(&mut s[i])
 }
