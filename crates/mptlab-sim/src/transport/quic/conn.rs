@@ -672,9 +672,12 @@ impl QuicConn {
     /// tells each controller what limited the sending (RFC 9002 §7.8) and returns `deadline()`,
     /// in one pass over the paths.
     pub fn poll(&mut self, now: Time, buf: &mut WirePacket) -> Transmit {
-        match self.next_packet(now, buf) {
+        // Whether the streams have data to send: asked once, since a poll that sends nothing
+        // changes nothing the answer depends on.
+        let sending = self.send.can_send();
+        match self.next_packet(now, buf, sending) {
             Some(slot) => Transmit::Packet(slot),
-            None => Transmit::Idle(self.idle(now)),
+            None => Transmit::Idle(self.idle(now, sending)),
         }
     }
 
@@ -688,8 +691,7 @@ impl QuicConn {
 
     /// Nothing more can be sent now: tell each controller whether the window or the application
     /// was the limit (RFC 9002 §7.8), and return `deadline()`.
-    fn idle(&mut self, now: Time) -> Option<Time> {
-        let sending = self.send.can_send();
+    fn idle(&mut self, now: Time, sending: bool) -> Option<Time> {
         let waiting = self.keys && sending;
         let size = self.cfg.max_udp_payload;
         let mut d = Time::MAX;
@@ -706,7 +708,8 @@ impl QuicConn {
         self.with_anti_deadlock(d)
     }
 
-    fn next_packet(&mut self, now: Time, buf: &mut WirePacket) -> Option<usize> {
+    /// `sending`: the streams have data to send (`SendStreams::can_send`).
+    fn next_packet(&mut self, now: Time, buf: &mut WirePacket, sending: bool) -> Option<usize> {
         // 1. Path-specific frames: challenges, responses, PTO probes.
         for i in 0..self.paths.len() {
             let p = &self.paths[i];
@@ -722,7 +725,7 @@ impl QuicConn {
         }
         // 2. Ack-eliciting data and control frames, congestion controlled.
         let crypto = self.crypto_tx.can_send();
-        let stream = self.keys && self.send.can_send();
+        let stream = self.keys && sending;
         let control = self.keys && self.pending.any();
         if crypto || stream || control {
             let size = self.cfg.max_udp_payload;
@@ -933,9 +936,10 @@ impl QuicConn {
                     frames.rare_mut().data_blocked = Some(b);
                 }
             }
-            let header = if self.crypto_tx.can_send() { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
+            let crypto = self.crypto_tx.can_send();
+            let header = if crypto { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
             let mut room = limit.saturating_sub(header + acks_len + wire::control_frames_len(&frames, multipath));
-            if kind != Kind::Validation && self.crypto_tx.can_send() && room > 8 {
+            if kind != Kind::Validation && crypto && room > 8 {
                 if let Some(c) = self.crypto_tx.next_chunk((room - 8) as u64) {
                     room -= wire::crypto_frame_len(&c);
                     frames.rare_mut().crypto = Some(c);
