@@ -598,7 +598,7 @@ impl QuicConn {
     /// The earliest time `on_timeout` has something to do.
     pub fn deadline(&self, now: Time) -> Option<Time> {
         let sending = self.send.can_send();
-        let d = self.paths.iter().zip(&self.opens).fold(Time::MAX, |d, (p, open_at)| d.min(path_deadline(p, now, sending)).min(open_at.unwrap_or(Time::MAX)));
+        let d = self.paths.iter().zip(&self.opens).fold(Time::MAX, |d, (p, &open_at)| d.min(slot_deadline(p, open_at, now, sending)));
         self.with_anti_deadlock(d)
     }
 
@@ -703,7 +703,7 @@ impl QuicConn {
                     p.cc.on_app_limited(p.recovery.bytes_in_flight());
                 }
             }
-            d = d.min(path_deadline(p, now, sending)).min(open_at.unwrap_or(Time::MAX));
+            d = d.min(slot_deadline(p, *open_at, now, sending));
         }
         self.with_anti_deadlock(d)
     }
@@ -1024,15 +1024,16 @@ pub enum Transmit {
     Idle(Option<Time>),
 }
 
-/// The earliest timer of path `p` (Time::MAX for none): loss detection, its ACK duty, and the
-/// pacer's release for a sender with data (`sending`). Time::MAX stands for "none" so that a
-/// minimum over paths needs no branches (an endpoint's timers change from call to call in ways
-/// a branch predictor cannot follow).
-fn path_deadline(p: &QuicPath, now: Time, sending: bool) -> Time {
+/// The earliest timer of a path slot (Time::MAX for none): the slot's opening (`open_at`), and
+/// for an open path its loss detection, its ACK duty, and the pacer's release for a sender with
+/// data (`sending`). Time::MAX stands for "none" so that a minimum over paths needs no branches
+/// (an endpoint's timers change from call to call in ways a branch predictor cannot follow).
+fn slot_deadline(p: &QuicPath, open_at: Option<Time>, now: Time, sending: bool) -> Time {
+    let open_at = open_at.unwrap_or(Time::MAX);
     if !p.open() {
-        return Time::MAX;
+        return open_at;
     }
-    let d = p.recovery.loss_detection_deadline().unwrap_or(Time::MAX).min(p.acks.deadline().unwrap_or(Time::MAX));
+    let d = open_at.min(p.recovery.loss_detection_deadline().unwrap_or(Time::MAX)).min(p.acks.deadline().unwrap_or(Time::MAX));
     // Window-based controllers never pace: next_send stays in the past.
     if p.next_send > now && p.usable() && sending {
         d.min(p.next_send)
