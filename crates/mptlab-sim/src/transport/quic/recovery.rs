@@ -186,6 +186,11 @@ pub struct LossRecovery<F> {
     largest_acked: Option<u64>,
     loss_time: Option<Time>,
     pto_count: u32,
+    /// `loss_detection_timer()` and `pto_period()`, kept current by every method that changes
+    /// what they depend on: an endpoint asks for its timers after every poll, far more often
+    /// than they change.
+    timer: Option<(Time, TimerKind)>,
+    pto_period: Time,
     handshake_confirmed: bool,
     acked_total: u64,
     lost_total: u64,
@@ -194,22 +199,30 @@ pub struct LossRecovery<F> {
 impl<F> LossRecovery<F> {
     pub fn new(cfg: RecoveryConfig) -> Self {
         assert!((1..=2).contains(&cfg.pto_probe_packets), "pto_probe_packets must be 1 or 2");
-        Self {
+        let mut r = Self {
             rtt: RttEstimator::new(cfg.initial_rtt),
             sent: SentPackets::new(),
             largest_acked: None,
             loss_time: None,
             pto_count: 0,
+            timer: None,
+            pto_period: 0,
             handshake_confirmed: cfg.handshake_confirmed,
             acked_total: 0,
             lost_total: 0,
             cfg,
-        }
+        };
+        r.refresh_timer();
+        r
     }
 
     /// Appendix A.5 OnPacketSent. `pn` must exceed every earlier packet number of this space.
     pub fn on_packet_sent(&mut self, now: Time, pn: u64, size: u32, ack_eliciting: bool, in_flight: bool, frames: F) {
         self.sent.push(SentPacket { pn, time_sent: now, size, ack_eliciting, in_flight, frames });
+        if ack_eliciting && in_flight && self.loss_time.is_none() {
+            // The PTO now runs from this packet (what `refresh_timer` would find, cheaper).
+            self.timer = Some((now.saturating_add(self.pto_period), TimerKind::Pto));
+        }
     }
 
     /// A packet that is neither ack-eliciting nor in flight (ACK-only) was sent with number
@@ -248,6 +261,7 @@ impl<F> LossRecovery<F> {
         // peer's address is always validated here).
         self.pto_count = 0;
         self.sent.pop_resolved();
+        self.refresh_timer();
         Ok(())
     }
 
@@ -277,10 +291,21 @@ impl<F> LossRecovery<F> {
     /// deadline may already have passed after an ACK (the timer then fires at once, as in the
     /// RFC).
     pub fn loss_detection_timer(&self) -> Option<(Time, TimerKind)> {
+        debug_assert_eq!(self.timer, self.compute_timer(), "loss-detection timer out of date");
+        self.timer
+    }
+
+    fn compute_timer(&self) -> Option<(Time, TimerKind)> {
         if let Some(t) = self.loss_time {
             return Some((t, TimerKind::LossTime));
         }
         self.pto_deadline().map(|t| (t, TimerKind::Pto))
+    }
+
+    /// Recompute the cached PTO period and timer after a change to what they depend on.
+    fn refresh_timer(&mut self) {
+        self.pto_period = self.compute_pto_period();
+        self.timer = self.compute_timer();
     }
 
     pub fn loss_detection_deadline(&self) -> Option<Time> {
@@ -299,6 +324,11 @@ impl<F> LossRecovery<F> {
     /// The current PTO period including backoff: (smoothed_rtt + max(4·rttvar, kGranularity) +
     /// max_ack_delay) · 2^pto_count (§6.2.1).
     pub fn pto_period(&self) -> Time {
+        debug_assert_eq!(self.pto_period, self.compute_pto_period(), "PTO period out of date");
+        self.pto_period
+    }
+
+    fn compute_pto_period(&self) -> Time {
         let base = self.rtt.pto_base(self.cfg.max_ack_delay);
         if self.pto_count >= 63 { Time::MAX } else { base.saturating_mul(1 << self.pto_count) }
     }
@@ -316,10 +346,12 @@ impl<F> LossRecovery<F> {
                 self.detect_lost(now, out);
                 self.sent.pop_resolved();
                 debug_assert!(!out.lost.is_empty(), "the loss timer fired without a loss");
+                self.refresh_timer();
                 Timeout::Lost
             }
             TimerKind::Pto => {
                 self.pto_count += 1;
+                self.refresh_timer();
                 Timeout::Probe(self.cfg.pto_probe_packets)
             }
         }
@@ -332,6 +364,7 @@ impl<F> LossRecovery<F> {
         self.sent.drain_outstanding(out);
         self.loss_time = None;
         self.pto_count = 0;
+        self.refresh_timer();
     }
 
     pub fn set_handshake_confirmed(&mut self, confirmed: bool) {
