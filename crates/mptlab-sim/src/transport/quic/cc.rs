@@ -56,9 +56,9 @@
 //! - Spurious-loss undo, ECN (§7.4, B.7) and §7.7's pacing of window controllers (rate =
 //!   1.25·cwnd/smoothed_rtt) are not modelled: `pacing_rate` is the controller's own, or None.
 //! - Coupled multipath controllers need `CongestionControl::couple` before each event; the
-//!   multipath layer calls it through `controller_mut`.
+//!   multipath layer calls it through `QuicCongestion::couple`.
 
-use crate::cc::{AckEvent, AnyCc, CcConfig, CcMetrics, CcParams, CongestionControl, LossEvent};
+use crate::cc::{AckEvent, AnyCc, CcConfig, CcMetrics, CcParams, CongestionControl, LossEvent, SubflowCcView};
 use crate::transport::tcp::rate::{RateEstimator, TxState};
 use mptlab_engine::Time;
 use std::collections::VecDeque;
@@ -103,6 +103,11 @@ pub fn initial_window_datagrams(max_datagram_size: u32) -> u32 {
 /// persistent-congestion, app-limited and delivery-rate state around it.
 pub struct QuicCongestion {
     cc: AnyCc,
+    /// `window()` and `pacing_rate()`, refreshed after every call that may change the
+    /// controller (it has no interior mutability): the scheduler and the idle poll ask for
+    /// them several times per packet, and each question is a dispatch over every controller.
+    window: u64,
+    pacing_rate: Option<u64>,
     max_datagram_size: u32,
     /// Appendix B.2 congestion_recovery_start_time (None: 0, no period yet or cleared by
     /// persistent congestion).
@@ -123,9 +128,11 @@ pub struct QuicCongestion {
 impl QuicCongestion {
     pub fn new(cc: AnyCc, max_datagram_size: u32) -> Self {
         assert!(max_datagram_size > 0, "max_datagram_size must be positive");
-        Self {
+        let mut q = Self {
             snapshots: cc.reads_rate_samples().then(VecDeque::new),
             cc,
+            window: 0,
+            pacing_rate: None,
             max_datagram_size,
             recovery_start: None,
             in_recovery: false,
@@ -134,7 +141,15 @@ impl QuicCongestion {
             lost_total: 0,
             congestion_events: 0,
             persistent_congestion_events: 0,
-        }
+        };
+        q.refresh();
+        q
+    }
+
+    /// Re-read the cached window and pacing rate after the controller may have changed.
+    fn refresh(&mut self) {
+        self.window = self.live_window();
+        self.pacing_rate = self.cc.pacing_rate();
     }
 
     /// Build the configured controller with max_datagram_size as its segment size and §7.2's
@@ -150,7 +165,14 @@ impl QuicCongestion {
     }
 
     /// The congestion window in bytes: the controller's, never below kMinimumWindow.
+    #[inline]
     pub fn window(&self) -> u64 {
+        debug_assert_eq!(self.window, self.live_window(), "cached window out of date");
+        self.window
+    }
+
+    /// The window as the controller has it now (inside `on_outcome`, before the refresh).
+    fn live_window(&self) -> u64 {
         self.cc.window().max(self.minimum_window())
     }
 
@@ -172,8 +194,10 @@ impl QuicCongestion {
     }
 
     /// The controller's pacing rate in bytes per second, if it paces (BBR, BBRv2).
+    #[inline]
     pub fn pacing_rate(&self) -> Option<u64> {
-        self.cc.pacing_rate()
+        debug_assert_eq!(self.pacing_rate, self.cc.pacing_rate(), "cached pacing rate out of date");
+        self.pacing_rate
     }
 
     pub fn send_quantum(&self) -> Option<u64> {
@@ -194,6 +218,7 @@ impl QuicCongestion {
             s.push_back(Snapshot { pn, tx, resolved: false });
         }
         self.cc.on_packet_sent(now, size, bytes_in_flight_before + size as u64);
+        self.refresh();
     }
 
     /// Drop the snapshots of the packets `out` acknowledged or declared lost; returns the
@@ -254,6 +279,7 @@ impl QuicCongestion {
             self.recovery_start = None;
             self.in_recovery = false;
         }
+        self.refresh();
     }
 
     /// Delivery-rate snapshots held (of packets in flight, and of resolved ones behind the
@@ -283,7 +309,7 @@ impl QuicCongestion {
             bytes_acked = after_start;
         }
         let rate = self.rate.on_ack(now, out.bytes_acked, newest, self.lost_total, rtt.min_rtt());
-        let cwnd = self.window();
+        let cwnd = self.live_window();
         let prior = out.prior_in_flight;
         let slow_start = cwnd < self.cc.ssthresh();
         let cwnd_limited = self.cwnd_limited || prior + self.max_datagram_size as u64 > cwnd || (slow_start && cwnd < 2 * prior);
@@ -315,7 +341,7 @@ impl QuicCongestion {
         self.in_recovery = true;
         self.congestion_events += 1;
         // Interpretation: the window, not FlightSize, is what B.6 reduces.
-        let flight_size = self.window();
+        let flight_size = self.live_window();
         self.cc.on_congestion_event(&LossEvent { now, flight_size, mss: self.max_datagram_size, during_recovery: false });
     }
 
@@ -355,9 +381,10 @@ impl QuicCongestion {
         &self.cc
     }
 
-    /// For coupled controllers (`CongestionControl::couple`) and tests.
-    pub fn controller_mut(&mut self) -> &mut AnyCc {
-        &mut self.cc
+    /// `CongestionControl::couple` for a coupled controller: the other paths' views.
+    pub fn couple(&mut self, views: &[SubflowCcView], me: usize) {
+        self.cc.couple(views, me);
+        self.refresh();
     }
 
     pub fn state_name(&self) -> &'static str {

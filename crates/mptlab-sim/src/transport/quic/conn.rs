@@ -493,7 +493,7 @@ impl QuicConn {
             v.active = p.usable();
             self.cc_views.push(v);
         }
-        self.paths[i].cc.controller_mut().couple(&self.cc_views, i);
+        self.paths[i].cc.couple(&self.cc_views, i);
     }
 
     fn on_ack_frame(&mut self, now: Time, j: usize, ranges: &[(u64, u64)], ack_delay: Time) {
@@ -878,7 +878,15 @@ impl QuicConn {
         // ACKs owed on any path: this path's own first (ACK-only packets carry every due ACK).
         let mut acks_len = 0;
         let mut stream_len = 0;
-        for k in std::iter::once(i).chain((0..self.paths.len()).filter(|&k| k != i)) {
+        for j in 0..self.paths.len() {
+            // Path i first, then the others in order.
+            let k = if j == 0 {
+                i
+            } else if j <= i {
+                j - 1
+            } else {
+                j
+            };
             let p = &self.paths[k];
             let owed = match p.acks.deadline() {
                 Some(t) => k == i || t <= now || !self.paths[k].open(),
