@@ -877,7 +877,9 @@ impl QuicConn {
         }
         // ACKs owed on any path: this path's own first (ACK-only packets carry every due ACK).
         let mut acks_len = 0;
-        let mut stream_len = 0;
+        // Encoded control, CRYPTO and STREAM frames, and the STREAM payload, as they are added.
+        let mut frames_len = 0;
+        let mut stream_bytes = 0;
         for j in 0..self.paths.len() {
             // Path i first, then the others in order.
             let k = if j == 0 {
@@ -946,10 +948,13 @@ impl QuicConn {
             }
             let crypto = self.crypto_tx.can_send();
             let header = if crypto { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
-            let mut room = limit.saturating_sub(header + acks_len + wire::control_frames_len(&frames, multipath));
+            frames_len = wire::control_frames_len(&frames, multipath);
+            let mut room = limit.saturating_sub(header + acks_len + frames_len);
             if kind != Kind::Validation && crypto && room > 8 {
                 if let Some(c) = self.crypto_tx.next_chunk((room - 8) as u64) {
-                    room -= wire::crypto_frame_len(&c);
+                    let n = wire::crypto_frame_len(&c);
+                    room -= n;
+                    frames_len += n;
                     frames.rare_mut().crypto = Some(c);
                 }
             }
@@ -963,18 +968,21 @@ impl QuicConn {
                 let n = wire::stream_frame_len(&s);
                 debug_assert!(n <= room, "a STREAM frame overran the packet");
                 room = room.saturating_sub(n);
-                stream_len += n;
+                frames_len += n;
+                stream_bytes += s.len;
                 frames.stream.push(s);
             }
             if kind == Kind::Probe && !frames.is_ack_eliciting() {
                 frames.ping = true;
+                frames_len += 1; // a PING frame is its type byte
             }
+        } else {
+            frames_len = wire::control_frames_len(&frames, multipath); // a PING at most
         }
         // Sizes: header, ACKs, frames, padding, AEAD tag.
         buf.long_header = frames.crypto().is_some();
         let header = if buf.long_header { wire::long_header_len(cid, pn_len) } else { wire::short_header_len(cid, pn_len) };
-        let mut payload = header + acks_len + wire::control_frames_len(&frames, multipath) + AEAD_TAG_BYTES;
-        payload += stream_len + frames.crypto().map_or(0, wire::crypto_frame_len);
+        let mut payload = header + acks_len + frames_len + AEAD_TAG_BYTES;
         // RFC 9000 §14.1: every datagram of a client before it has 1-RTT keys carries an
         // Initial and is padded (ACK-only ones included, which then count in flight).
         let pad = (self.role == Role::Client && !self.keys) || frames.path_challenge || frames.path_response;
@@ -988,7 +996,6 @@ impl QuicConn {
         p.next_pn += 1;
         p.stats.packets_sent += 1;
         p.stats.bytes_sent += payload as u64;
-        let stream_bytes = frames.stream_bytes();
         if !frames.stream.is_empty() {
             p.stats.data_packets_sent += 1;
             p.stats.stream_bytes_sent += stream_bytes;
