@@ -179,9 +179,8 @@ impl<F> SentPackets<F> {
         // Records are written in order (unless the ring wraps): ask for the lines of one a few
         // packets ahead, so they are in the cache when it is written (packets often leave in
         // bursts, so the very next one is too close).
-        let (a, b) = self.slots.as_slices();
-        let last = if b.is_empty() { a } else { b };
-        mptlab_engine::prefetch_ptr(last.as_ptr_range().end.wrapping_add(PREFETCH_AHEAD));
+        let last: *const Slot<F> = self.slots.back().expect("just pushed");
+        mptlab_engine::prefetch_ptr(last.wrapping_add(1 + PREFETCH_AHEAD));
     }
 
     /// A packet `pn` was sent without a record (see `LossRecovery::on_untracked_packet_sent`).

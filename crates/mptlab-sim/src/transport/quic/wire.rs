@@ -183,8 +183,10 @@ impl Clone for Frames {
     fn clone_from(&mut self, src: &Self) {
         self.stream.clear();
         match src.stream.as_slice() {
-            // The usual data packet: one frame, without SmallVec's general copy.
+            // The usual data packet: one frame, without SmallVec's general copy; ACK-only
+            // and control packets: none.
             [one] => self.stream.push(*one),
+            [] => {}
             many => self.stream.extend_from_slice(many),
         }
         self.handshake_done = src.handshake_done;
