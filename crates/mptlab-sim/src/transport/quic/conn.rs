@@ -877,8 +877,9 @@ impl QuicConn {
         }
         // ACKs owed on any path: this path's own first (ACK-only packets carry every due ACK).
         let mut acks_len = 0;
-        // Encoded control, CRYPTO and STREAM frames, and the STREAM payload, as they are added.
-        let mut frames_len = 0;
+        // Encoded control, CRYPTO and STREAM frames (set below for each kind of packet), and
+        // the STREAM payload, as they are added.
+        let mut frames_len: u32;
         let mut stream_bytes = 0;
         for j in 0..self.paths.len() {
             // Path i first, then the others in order.
