@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use mptlab_sim::sim::{Simulation, Transport};
+use mptlab_sim::sched::blp::BlpSummary;
 use mptlab_sim::transport::quic::{PathState, QuicConn};
 
 fn two_paths(r1: &str, d1: &str, r2: &str, d2: &str, flow: &str, duration: &str) -> String {
@@ -133,6 +134,45 @@ fn schedulers_that_weigh_rtts_beat_round_robin_on_a_heterogeneous_pair() {
     let rr = times[0];
     for (s, t) in scheds.iter().zip(&times).skip(1) {
         assert!(*t < rr, "{s} took {t:.3} s, round robin {rr:.3} s");
+    }
+}
+
+/// Completion time and BLP's summary (None for other schedulers) of seed 002's 25 Mb file on
+/// the heterogeneous pair with controller `cc` and the scheduler line `sched`.
+fn heterogeneous_run(cc: &str, sched: &str) -> (f64, Option<BlpSummary>) {
+    let flow = format!(
+        "cc = \"{cc}\"\n{sched}\napp = {{ kind = \"file\", size = \"3125000B\" }}\nquic = {{ max_data = \"256KB\", max_stream_data = \"256KB\" }}"
+    );
+    let toml = two_paths("5Mbps", "50ms", "50Mbps", "0ms", &flow, "60s").replace(r#"limit = "1bdp""#, r#"limit = "100p""#);
+    let (sim, _) = run(&toml, None);
+    let (cli, _) = quic(&sim, 0);
+    (sim.flows[0].metrics.completion.map_or(f64::INFINITY, |t| t as f64 / 1e9), cli.scheduler().blp_summary())
+}
+
+/// Seed 002's heterogeneous pair (5 Mbit/s–50 ms and 50 Mbit/s–0 ms) with the controller held
+/// fixed: BLP's blocking test (Algorithm 1, line 32) fires, so its run is not MinRTT's. With
+/// line 31 as printed (`lambda_rule = "literal"`) λ collapses to 0, BLP never blocks and its
+/// run is MinRTT's to the nanosecond: the finding `sched/blp.rs` explains.
+#[test]
+fn blp_blocks_on_seed_002s_heterogeneous_pair_under_the_same_controller_as_minrtt() {
+    let blp = "scheduler = \"blp\"\nscheduler_options = { delta_lambda = 0.0 }";
+    let literal = "scheduler = \"blp\"\nscheduler_options = { delta_lambda = 0.0, lambda_rule = \"literal\" }";
+    let cases: Vec<(&str, &str)> =
+        ["olia", "blp-adaptive"].iter().flat_map(|cc| [(*cc, "scheduler = \"minrtt\""), (*cc, blp), (*cc, literal)]).collect();
+    let runs = par_map(&cases, threads(), |(cc, s)| heterogeneous_run(cc, s));
+    for (k, cc) in ["olia", "blp-adaptive"].iter().enumerate() {
+        let [(minrtt, _), (t_blp, Some(b)), (t_lit, Some(l))] = [&runs[3 * k], &runs[3 * k + 1], &runs[3 * k + 2]].map(|r| r.clone()) else {
+            panic!("BLP runs without a BLP summary")
+        };
+        let d = b.decisions;
+        println!(
+            "{cc:>12}: minrtt {minrtt:.3} s, blp {t_blp:.3} s (blocking mode {}, blocked {}, λ {}), literal {t_lit:.3} s (λ {:.1e})",
+            d.blocking_mode, d.blocked, b.lambda, l.lambda
+        );
+        assert!(d.blocked > 0, "{cc}: BLP never blocked: {d:?}");
+        assert_ne!(t_blp, minrtt, "{cc}: BLP's run is MinRTT's");
+        assert_eq!((t_lit, l.decisions.blocked), (minrtt, 0), "{cc}: the literal line 31 blocked");
+        assert!(l.lambda < 1e-6, "{cc}: literal λ = {}", l.lambda);
     }
 }
 

@@ -45,10 +45,23 @@
 //!   compares with the negative bytes_left, so a nonzero estimate blocks.
 //! - eq. (1) has no term for the "number of flows" the text mentions; the equation is used as
 //!   printed. B_s + B_f = 0 gives pf = 0.
-//! - λ is updated by line 31 on every blocking-mode evaluation (not by the BLEST rule the text
-//!   recalls: ± Δλ on head-of-line events). Initial λ = 1 (§III: "initially set to 1"). With
-//!   pf ≥ 1 the recurrence grows geometrically, so λ is kept ≤ `LAMBDA_CAP` (a numerical guard,
-//!   not part of the model).
+//! - **λ (line 31) is the one place where the printed algorithm cannot be taken literally.**
+//!   Read as a recurrence run at every blocking-mode evaluation, λ ← pf · (λ + Δλ) forgets its
+//!   past geometrically whenever pf < 1: it tends to pf·Δλ/(1 − pf), and with Δλ = 0 (the
+//!   paper's headline setting) to 0 within a few evaluations, after which line 32 never holds and
+//!   BLP is MinRTT. Measured on seed 002's 5 + 50 Mbit/s pair (OLIA, 256 KB window): pf was
+//!   0.004–0.13, λ fell from 1 to 1e-34 in 20 evaluations and BLP's run was bit-identical to
+//!   MinRTT's. That contradicts the paper itself: §III says λ is "initially set to 1" and
+//!   adapted "by a fixed variance Δλ" on head-of-line blocking (the BLEST rule it recalls), §V
+//!   studies five values of Δλ and reports BLP apart from MinRTT at Δλ = 0. The recurrence also
+//!   counts pf twice (line 30 already scales sm by pf).
+//!   So by default (`lambda_rule = "hol"`) λ is BLEST's correction factor, as the text of §III
+//!   describes it: it starts at `lambda` (1), moves up by Δλ after a head-of-line event and down
+//!   by Δλ otherwise, at most once per minimum RTT of the slow path (the cadence of
+//!   mptcp_blest.c, see `blest.rs`; the head-of-line event is detected as there), never below 0;
+//!   pf enters line 32 once, through sm (line 30). With Δλ = 0, λ stays 1 and line 32 is
+//!   BLEST's test on the pf-weighted estimate sm. `lambda_rule = "literal"` keeps line 31 as
+//!   printed (the recurrence), to show the difference.
 //! - "Blocking occurs with a calculated probability": Algorithm 1 uses pf as a weight, with no
 //!   random draw; that is the default. Option `randomized = true` adds the reading of the text:
 //!   a blocking outcome of line 32 is kept with probability min(pf, 1), drawn from the
@@ -72,6 +85,7 @@ use super::{eligible, rtt_key, ConnView, Decision, PathView, Scheduler};
 use crate::cc::options::OptValue;
 use crate::cc::Options;
 use mptlab_engine::time::SECOND;
+use mptlab_engine::Time;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use std::sync::Arc;
@@ -140,11 +154,44 @@ pub struct BlpConfig {
     pub model: ModelChoice,
     /// Seconds of simulated time per feature window, after which the model sets BT (1 s).
     pub model_interval: f64,
+    /// How λ moves (line 31): `Hol` (BLEST's ± Δλ on head-of-line events, the default) or
+    /// `Literal` (the printed recurrence λ ← pf · (λ + Δλ)); see the file header.
+    pub lambda_rule: LambdaRule,
+}
+
+/// How BLP's correction factor λ is updated (option `lambda_rule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LambdaRule {
+    /// §III's reading: λ starts at 1 and moves by ± Δλ on head-of-line events (as BLEST).
+    Hol,
+    /// Algorithm 1's line 31 as printed: λ ← pf · (λ + Δλ) at every blocking-mode evaluation.
+    Literal,
+}
+
+impl LambdaRule {
+    pub const NAMES: &'static [&'static str] = &["hol", "literal"];
+
+    fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "hol" => Ok(Self::Hol),
+            "literal" => Ok(Self::Literal),
+            other => Err(format!("unknown lambda_rule `{other}` (valid: {})", Self::NAMES.join(", "))),
+        }
+    }
 }
 
 impl Default for BlpConfig {
     fn default() -> Self {
-        Self { threshold: 2.0, delta_lambda: 0.001, lambda: 1.0, randomized: false, model: ModelChoice::builtin(), model_interval: 1.0 }
+        Self {
+            threshold: 2.0,
+            delta_lambda: 0.001,
+            lambda: 1.0,
+            randomized: false,
+            model: ModelChoice::builtin(),
+            model_interval: 1.0,
+            lambda_rule: LambdaRule::Hol,
+        }
     }
 }
 
@@ -156,7 +203,8 @@ impl BlpConfig {
 }
 
 impl Options for BlpConfig {
-    const NAMES: &'static [&'static str] = &["threshold", "delta_lambda", "lambda", "randomized", "model", "model_interval"];
+    const NAMES: &'static [&'static str] =
+        &["threshold", "delta_lambda", "lambda", "randomized", "model", "model_interval", "lambda_rule"];
     fn set(&mut self, key: &str, v: OptValue) -> Result<(), String> {
         match key {
             "threshold" => self.threshold = v.number(0.0, 1e6)?,
@@ -165,6 +213,7 @@ impl Options for BlpConfig {
             "randomized" => self.randomized = v.boolean()?,
             "model" => self.model = ModelChoice::parse(v.string()?)?,
             "model_interval" => self.model_interval = v.number(0.001, 3600.0)?,
+            "lambda_rule" => self.lambda_rule = LambdaRule::parse(v.string()?)?,
             _ => unreachable!("checked against NAMES"),
         }
         Ok(())
@@ -248,9 +297,82 @@ pub struct ThresholdCount {
     pub windows: u64,
 }
 
+/// BLP's decisions by branch of Algorithm 1 (summary `decisions`): why it blocked or not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct BlpDecisions {
+    /// Lines 1–3: one eligible path, sent on it.
+    pub single_path: u64,
+    /// Lines 5–7: a path without an RTT sample, probed.
+    pub probes: u64,
+    /// Lines 21–22: the fast path had window space.
+    pub fast_path: u64,
+    /// Line 28: the RTT ratio was below BT, sent on the slow path (MinRTT mode).
+    pub minrtt_mode: u64,
+    /// Lines 24–32 evaluated (blocking mode).
+    pub blocking_mode: u64,
+    /// Line 33: blocking mode chose to wait for the fast path.
+    pub blocked: u64,
+    /// Line 35: blocking mode sent on the slow path.
+    pub slow_path: u64,
+    /// Nothing eligible had space: waited without evaluating.
+    pub no_space: u64,
+}
+
+/// One point of λ's trajectory.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LambdaPoint {
+    pub t_s: f64,
+    pub lambda: f64,
+}
+
+/// Most points kept of λ's trajectory; past it every other point is dropped and only every
+/// `stride`-th change is kept from then on, so a long run keeps its whole span in bounded memory.
+pub const TRAJECTORY_CAP: usize = 1024;
+
+/// λ after each change, decimated to at most `TRAJECTORY_CAP` points.
+#[derive(Clone, Debug, Default)]
+struct Trajectory {
+    points: Vec<LambdaPoint>,
+    stride: u64,
+    changes: u64,
+}
+
+impl Trajectory {
+    fn record(&mut self, now: Time, lambda: f64) {
+        if self.points.last().is_some_and(|p| p.lambda == lambda) {
+            return;
+        }
+        self.changes += 1;
+        let stride = self.stride.max(1);
+        if !self.changes.is_multiple_of(stride) {
+            return;
+        }
+        if self.points.len() == TRAJECTORY_CAP {
+            let mut i = 0;
+            self.points.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.stride = stride * 2;
+        }
+        self.points.push(LambdaPoint { t_s: now as f64 / SECOND as f64, lambda });
+    }
+}
+
 /// BLP's state for a run summary (`flows[].mptcp.blp`, `flows[].quic.blp`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BlpSummary {
+    /// The `lambda_rule` option.
+    pub lambda_rule: LambdaRule,
+    /// λ now.
+    pub lambda: f64,
+    /// Decisions by branch of Algorithm 1.
+    pub decisions: BlpDecisions,
+    /// Head-of-line events seen (`lambda_rule = "hol"`) and λ updates made.
+    pub hol_events: u64,
+    pub lambda_updates: u64,
+    /// λ at each change (time in s), decimated to at most `TRAJECTORY_CAP` points over the run.
+    pub lambda_trajectory: Vec<LambdaPoint>,
     /// The `model` option ("builtin", "none" or the file).
     pub model: String,
     pub model_interval_s: f64,
@@ -287,6 +409,14 @@ pub struct Blp {
     last_features: Option<Features>,
     /// (threshold, windows), ascending by threshold; grows only when a new value is chosen.
     chosen: Vec<(f64, u64)>,
+    decisions: BlpDecisions,
+    /// A head-of-line event since the last λ update (as `blest.rs`).
+    hol_event: bool,
+    hol_events: u64,
+    lambda_updates: u64,
+    /// When λ was last updated under the `hol` rule (the first decision counts, as in BLEST).
+    last_update: Option<Time>,
+    trajectory: Trajectory,
 }
 
 impl Blp {
@@ -305,6 +435,12 @@ impl Blp {
             feature_sum: [0.0; N_FEATURES],
             last_features: None,
             chosen: Vec::new(),
+            decisions: BlpDecisions::default(),
+            hol_event: false,
+            hol_events: 0,
+            lambda_updates: 0,
+            last_update: None,
+            trajectory: Trajectory::default(),
         }
     }
 
@@ -329,6 +465,12 @@ impl Blp {
     pub fn summary(&self) -> BlpSummary {
         let mean = (self.windows > 0).then(|| FeatureValues(self.feature_sum.map(|s| s / self.windows as f64)));
         BlpSummary {
+            lambda_rule: self.cfg.lambda_rule,
+            lambda: self.lambda,
+            decisions: self.decisions,
+            hol_events: self.hol_events,
+            lambda_updates: self.lambda_updates,
+            lambda_trajectory: self.trajectory.points.clone(),
             model: self.cfg.model.name.clone(),
             model_interval_s: self.cfg.model_interval,
             threshold: self.threshold,
@@ -383,24 +525,61 @@ impl Blp {
         // Line 30: sm = pf · mss_f · ratio · (cwnd_f + ratio/2), cwnd_f in segments.
         let cwnd_f = fast.cwnd as f64 / mss_f;
         let sm = pf * mss_f * ratio * (cwnd_f + ratio / 2.0);
-        // Line 31: λ = pf · (λ + Δλ).
-        self.lambda = (pf * (self.lambda + self.cfg.delta_lambda)).min(LAMBDA_CAP);
+        // Line 31: λ = pf · (λ + Δλ) as printed, or BLEST's ± Δλ rule (the file header).
+        match self.cfg.lambda_rule {
+            LambdaRule::Literal => {
+                self.lambda = (pf * (self.lambda + self.cfg.delta_lambda)).min(LAMBDA_CAP);
+                self.lambda_updates += 1;
+            }
+            LambdaRule::Hol => self.update_lambda(conn.now, slow),
+        }
+        self.trajectory.record(conn.now, self.lambda);
         self.window.observe_lambda(self.lambda);
         // Line 32.
         let blocks = sm * self.lambda > bytes_left;
         BlpEstimate { bytes_left, nc, ratio, pf, sm, lambda: self.lambda, blocks }
     }
 
+    /// The `hol` rule: at most once per minimum RTT of the slow path, λ up by Δλ after a
+    /// head-of-line event, else down by Δλ, never below 0 (BLEST's rule, `blest.rs`).
+    fn update_lambda(&mut self, now: Time, slow: &PathView) {
+        let last = *self.last_update.get_or_insert(now);
+        let min_rtt = if slow.min_rtt > 0 { slow.min_rtt } else { slow.srtt };
+        if now.saturating_sub(last) < min_rtt {
+            return;
+        }
+        let step = if self.hol_event { self.cfg.delta_lambda } else { -self.cfg.delta_lambda };
+        self.lambda = (self.lambda + step).clamp(0.0, LAMBDA_CAP);
+        self.hol_event = false;
+        self.last_update = Some(now);
+        self.lambda_updates += 1;
+    }
+
+    /// A Send decision: record the head-of-line event as BLEST does (the window has no room for
+    /// another full segment after this chunk while more data waits) and remember lpid.
+    fn send(&mut self, conn: &ConnView, path: &PathView) -> Decision {
+        let chunk = conn.chunk as u64;
+        if conn.unsent > chunk && conn.window_space.saturating_sub(chunk) < path.mss as u64 {
+            self.hol_event = true;
+            self.hol_events += 1;
+        }
+        self.lpid = path.id;
+        Decision::Send(path.id)
+    }
+
     /// Lines 5–7: the next eligible path with space after lpid, cyclically by id.
-    fn probe(&mut self, paths: &[PathView]) -> Decision {
+    fn probe(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision {
         let cands = eligible(paths).filter(|p| p.has_space);
         let after = cands.clone().filter(|p| p.id > self.lpid).min_by_key(|p| p.id);
         match after.or_else(|| cands.min_by_key(|p| p.id)) {
             Some(p) => {
-                self.lpid = p.id;
-                Decision::Send(p.id)
+                self.decisions.probes += 1;
+                self.send(conn, p)
             }
-            None => Decision::Wait,
+            None => {
+                self.decisions.no_space += 1;
+                Decision::Wait
+            }
         }
     }
 }
@@ -410,6 +589,11 @@ impl Scheduler for Blp {
         if let Some(f) = self.window.observe(conn.now, paths) {
             self.end_window(f);
         }
+        if self.last_update.is_none() {
+            // The first decision: λ's starting point, and BLEST's first "update".
+            self.last_update = Some(conn.now);
+            self.trajectory.record(conn.now, self.lambda);
+        }
         let mut it = eligible(paths);
         let (Some(first), second) = (it.next(), it.next()) else {
             return Decision::Wait;
@@ -417,43 +601,47 @@ impl Scheduler for Blp {
         // Lines 1–3: one path.
         if second.is_none() {
             return if first.has_space {
-                self.lpid = first.id;
-                Decision::Send(first.id)
+                self.decisions.single_path += 1;
+                self.send(conn, first)
             } else {
+                self.decisions.no_space += 1;
                 Decision::Wait
             };
         }
         // Lines 5–7: a path without an RTT sample.
         if eligible(paths).any(|p| p.srtt == 0) {
-            return self.probe(paths);
+            return self.probe(conn, paths);
         }
         // Lines 9–20.
         let fast = eligible(paths).min_by_key(rtt_key).expect("two eligible paths");
         // Lines 21–22.
         if fast.has_space {
-            self.lpid = fast.id;
-            return Decision::Send(fast.id);
+            self.decisions.fast_path += 1;
+            return self.send(conn, fast);
         }
         let Some(slow) = eligible(paths).filter(|p| p.has_space).min_by_key(rtt_key) else {
+            self.decisions.no_space += 1;
             return Decision::Wait;
         };
         // Line 26.
         let ratio = slow.srtt as f64 / fast.srtt as f64;
         // Lines 27–28: MinRTT mode.
         if ratio < self.threshold {
-            self.lpid = slow.id;
-            return Decision::Send(slow.id);
+            self.decisions.minrtt_mode += 1;
+            return self.send(conn, slow);
         }
         // Lines 24–25, 30–32: blocking mode.
+        self.decisions.blocking_mode += 1;
         let est = self.evaluate(conn, fast, slow, ratio);
         self.last = Some(est);
         let block = est.blocks && (!self.cfg.randomized || self.rng.bernoulli(est.pf.min(1.0)));
         if block {
+            self.decisions.blocked += 1;
             self.lpid = fast.id;
             Decision::Wait
         } else {
-            self.lpid = slow.id;
-            Decision::Send(slow.id)
+            self.decisions.slow_path += 1;
+            self.send(conn, slow)
         }
     }
 }

@@ -5,7 +5,7 @@
 //! with a fixed `threshold` set `model = "none"`. The learned threshold is tested in
 //! `tests_blp_learn.rs`.
 
-use super::blp::{probability_factor, Blp, BlpConfig};
+use super::blp::{probability_factor, Blp, BlpConfig, LambdaRule, TRAJECTORY_CAP};
 use super::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
 use crate::cc::options::OptValue;
 use mptlab_engine::time::MILLISECOND as MS;
@@ -45,6 +45,11 @@ fn blp(cfg: BlpConfig) -> Blp {
     Blp::new(&cfg, 1)
 }
 
+/// Line 31 as printed (the recurrence λ ← pf · (λ + Δλ)).
+fn literal() -> BlpConfig {
+    BlpConfig { lambda_rule: LambdaRule::Literal, ..Default::default() }
+}
+
 /// Fast path 0 (10 ms, full: 10 of 10 segments in flight), slow path 1 (`slow_ms`, 5 in flight).
 fn two_paths(slow_ms: u64) -> [PathView; 2] {
     [full(path(0, 10, 10, 10)), path(1, slow_ms, 10, 5)]
@@ -71,7 +76,7 @@ fn blp_uses_minrtt_below_the_threshold_even_when_blocking_would_apply() {
 fn blp_blocks_the_slow_path_above_the_threshold_when_the_window_is_short() {
     // Ratio 3 ≥ 2; tx = 6500, bytes_left = 6500 − (5000 + 1000) = 500, nc = 1,
     // pf = 5000/15000 · 3 · 1 = 1, sm = 1 · 1000 · 3 · (10 + 1.5) = 34500, λ = 1 · (1 + 0.001).
-    let mut s = blp(BlpConfig::default());
+    let mut s = blp(literal());
     assert_eq!(s.select(&conn(0, 6500), &two_paths(30)), Decision::Wait);
     let e = s.last_estimate().unwrap();
     assert_eq!((e.bytes_left, e.nc, e.ratio), (500.0, 1.0, 3.0));
@@ -91,7 +96,7 @@ fn blp_sends_on_the_slow_path_above_the_threshold_when_the_window_is_large() {
 fn blp_pf_matches_eq_1_on_hand_computed_numbers() {
     // tx = 20000: bytes_left = 20000 − 6000 = 14000, nc = 14, ratio = 3,
     // pf = 5000/(5000 + 10000) · 3 · 1/14 = 1/14.
-    let mut s = blp(BlpConfig::default());
+    let mut s = blp(literal());
     s.select(&conn(4000, 16_000), &two_paths(30));
     let e = s.last_estimate().unwrap();
     assert_eq!(e.nc, 14.0);
@@ -107,7 +112,7 @@ fn blp_pf_matches_eq_1_on_hand_computed_numbers() {
 
 #[test]
 fn blp_lambda_follows_line_31_and_moves_by_delta_lambda_when_pf_is_one() {
-    let cfg = BlpConfig { delta_lambda: 0.003, ..Default::default() };
+    let cfg = BlpConfig { delta_lambda: 0.003, ..literal() };
     // pf = 1 (the short-window view): λ ← 1 · (λ + Δλ), up by exactly Δλ per decision.
     let mut s = blp(cfg.clone());
     for k in 1..=5 {
@@ -126,11 +131,118 @@ fn blp_lambda_follows_line_31_and_moves_by_delta_lambda_when_pf_is_one() {
 
 #[test]
 fn blp_with_zero_delta_lambda_keeps_lambda_when_pf_is_one() {
-    let mut s = blp(BlpConfig { delta_lambda: 0.0, ..Default::default() });
+    let mut s = blp(BlpConfig { delta_lambda: 0.0, ..literal() });
     for _ in 0..3 {
         s.select(&conn(0, 6500), &two_paths(30));
     }
     assert_eq!(s.lambda(), 1.0);
+}
+
+/// Fast path 0 (10 ms, 10 of 10 segments in flight), slow path 1 (300 ms, 5 in flight), a
+/// window of tx = 56 000 B: ratio 30, bytes_left = 56000 − 6000 = 50000, nc = 50,
+/// pf = 5000/15000 · 30 / 50 = 0.2, sm = 0.2 · 1000 · 30 · (10 + 15) = 150 000.
+fn pf_below_one() -> (ConnView, [PathView; 2]) {
+    (conn(6000, 50_000), [full(path(0, 10, 10, 10)), path(1, 300, 10, 5)])
+}
+
+#[test]
+fn blp_waits_for_the_fast_path_where_minrtt_sends_on_the_slow_one() {
+    let (c, paths) = pf_below_one();
+    let mut minrtt = SchedConfig::MinRtt.build();
+    assert_eq!(minrtt.select(&c, &paths), Decision::Send(1));
+    // λ = 1 (hol rule, Δλ = 0): sm · λ = 150 000 > 50 000 = bytes_left, line 33 blocks, and
+    // keeps blocking: λ does not move without a head-of-line event and Δλ.
+    let mut s = blp(BlpConfig { delta_lambda: 0.0, ..Default::default() });
+    for _ in 0..20 {
+        assert_eq!(s.select(&c, &paths), Decision::Wait);
+        let e = s.last_estimate().unwrap();
+        assert!((e.pf - 0.2).abs() < 1e-12 && (e.sm - 150_000.0).abs() < 1e-6 && e.lambda == 1.0);
+    }
+    assert_eq!(s.summary().decisions.blocked, 20);
+}
+
+#[test]
+fn blp_literal_line_31_collapses_lambda_and_stops_blocking() {
+    // The printed recurrence: λ = 0.2 · (1 + 0) = 0.2 at the first evaluation, so
+    // sm · λ = 30 000 < 50 000 and BLP sends on the slow path like MinRTT; λ then → 0.
+    let (c, paths) = pf_below_one();
+    let mut s = blp(BlpConfig { delta_lambda: 0.0, ..literal() });
+    for k in 1..=20 {
+        assert_eq!(s.select(&c, &paths), Decision::Send(1));
+        assert!((s.lambda() - 0.2f64.powi(k)).abs() < 1e-15, "{k}: {}", s.lambda());
+    }
+    let d = s.summary().decisions;
+    assert_eq!((d.blocking_mode, d.blocked, d.slow_path), (20, 0, 20));
+}
+
+#[test]
+fn blp_hol_rule_moves_lambda_by_delta_lambda_once_per_slow_min_rtt() {
+    let cfg = BlpConfig { delta_lambda: 0.01, ..Default::default() };
+    let mut s = blp(cfg);
+    let (mut c, paths) = pf_below_one();
+    // t = 0: the fast path has space and the chunk leaves the window with less than an MSS
+    // (1500 − 1000 < 1000) while data waits: a head-of-line event. λ is not updated yet.
+    let open = [path(0, 10, 10, 5), path(1, 300, 10, 5)];
+    let short = ConnView { window_space: 1500, ..c };
+    assert_eq!(s.select(&short, &open), Decision::Send(0));
+    assert_eq!((s.lambda(), s.summary().hol_events), (1.0, 1));
+    // t = 100 ms < 300 ms (the slow path's min RTT) since the last update: no change.
+    c.now = 100 * MS;
+    s.select(&c, &paths);
+    assert_eq!(s.lambda(), 1.0);
+    // t = 300 ms: up by Δλ after the event.
+    c.now = 300 * MS;
+    s.select(&c, &paths);
+    assert!((s.lambda() - 1.01).abs() < 1e-12);
+    // t = 600 ms, no event since: down by Δλ; repeated, never below 0.
+    c.now = 600 * MS;
+    s.select(&c, &paths);
+    assert!((s.lambda() - 1.0).abs() < 1e-12);
+    let mut s = blp(BlpConfig { delta_lambda: 0.6, ..Default::default() });
+    for k in 0..5 {
+        c.now = k * 300 * MS;
+        s.select(&c, &paths);
+    }
+    assert_eq!(s.lambda(), 0.0, "λ stays ≥ 0");
+    let sum = s.summary();
+    assert_eq!(sum.lambda_updates, 4);
+    let traj: Vec<f64> = sum.lambda_trajectory.iter().map(|p| p.lambda).collect();
+    assert_eq!(traj.len(), 3, "λ at each change: {traj:?}");
+    assert!(traj[0] == 1.0 && (traj[1] - 0.4).abs() < 1e-12 && traj[2] == 0.0);
+}
+
+#[test]
+fn blp_decisions_count_every_branch_of_algorithm_1() {
+    let mut s = blp(BlpConfig { threshold: 2.0, model: super::blp::ModelChoice::none(), ..Default::default() });
+    let (c, paths) = pf_below_one();
+    s.select(&c, &[path(0, 10, 10, 0)]); // one path
+    s.select(&c, &[path(0, 10, 10, 0), PathView { srtt: 0, ..path(1, 0, 10, 0) }]); // probe
+    s.select(&c, &[path(0, 10, 10, 0), path(1, 300, 10, 0)]); // fast path has space
+    s.select(&c, &two_paths(15)); // ratio 1.5 < 2: MinRTT mode
+    s.select(&c, &paths); // blocking mode: blocks
+    s.select(&conn(4000, 16_000), &two_paths(30)); // blocking mode: slow path
+    s.select(&c, &[full(path(0, 10, 10, 10)), full(path(1, 30, 10, 10))]); // no space
+    let d = s.summary().decisions;
+    assert_eq!(
+        (d.single_path, d.probes, d.fast_path, d.minrtt_mode, d.blocking_mode, d.blocked, d.slow_path, d.no_space),
+        (1, 1, 1, 1, 2, 1, 1, 1)
+    );
+}
+
+#[test]
+fn blp_lambda_trajectory_is_bounded_and_spans_the_run() {
+    // The literal rule with pf = 1 and Δλ > 0 changes λ at every evaluation.
+    let mut s = blp(BlpConfig { delta_lambda: 0.001, ..literal() });
+    let n = 5 * TRAJECTORY_CAP as u64;
+    for k in 0..n {
+        let c = ConnView { now: k * MS, ..conn(0, 6500) };
+        s.select(&c, &two_paths(30));
+    }
+    let t = s.summary().lambda_trajectory;
+    assert!(t.len() <= TRAJECTORY_CAP && t.len() > TRAJECTORY_CAP / 4, "{} points", t.len());
+    assert!(t.windows(2).all(|w| w[0].t_s <= w[1].t_s && w[0].lambda < w[1].lambda));
+    assert_eq!((t[0].t_s, t[0].lambda), (0.0, 1.0), "the starting point is kept");
+    assert!(t.last().unwrap().t_s > 0.9 * (n - 1) as f64 / 1000.0, "the end of the run is covered");
 }
 
 #[test]
@@ -238,6 +350,7 @@ pub(super) fn variants() -> Vec<SchedConfig> {
         ("delta_lambda", OptValue::Num(0.0)),
         ("randomized", OptValue::Bool(true)),
         ("lambda", OptValue::Num(1e6)),
+        ("lambda_rule", OptValue::Str("literal")),
     ] {
         let mut c = SchedConfig::default_for("blp").unwrap();
         if key == "threshold" {
