@@ -3,10 +3,12 @@
 //! Stages, one file each: `overrides` (apply `--set key=value`), `parse` / `parse_flow` (TOML
 //! tree → `raw::Scenario`, types, units, ranges, defaults; `reader` and `units` do the low-level
 //! reading), `topology` (names → ids, link directions), `routes` (Dijkstra, explicit paths),
-//! `resolve` (expansion of groups and counts, Jain groups), `limits` (BDP-based queue limits).
+//! `resolve` (expansion of groups and counts, Jain groups), `limits` (BDP-based queue limits),
+//! `bounds` (what one run may ask for: largest time, bins, trace steps).
 //! Every failure is one `ScenarioError` naming the full key path. The format is documented in
 //! `docs/scenarios.md`; defaults live in `defaults`, and `catalogue()` prints them.
 
+mod bounds;
 mod catalogue;
 mod defaults;
 mod errors;
@@ -53,6 +55,7 @@ pub fn load(
     let mut root: toml::Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
     overrides::apply(&mut root, overrides)?;
     let mut raw = parse::scenario(&root)?;
+    bounds::check(&raw)?;
     if let Some(seed) = seed {
         raw.run.seed = seed;
     }

@@ -181,8 +181,10 @@ pub fn parse_rate(key: &str, s: &str) -> Result<Rate> {
     parse_in(key, s, "rate", RATE_UNITS, "bit/s").map(Rate)
 }
 
+/// A time, at most `bounds::MAX_TIME` (so sums of times cannot overflow).
 pub fn parse_time(key: &str, s: &str) -> Result<Dur> {
-    parse_in(key, s, "time", TIME_UNITS, "ns").map(Dur)
+    let d = parse_in(key, s, "time", TIME_UNITS, "ns").map(Dur)?;
+    super::bounds::time(key, s, d)
 }
 
 pub fn parse_size(key: &str, s: &str) -> Result<Size> {
@@ -212,7 +214,8 @@ pub fn parse_limit(key: &str, s: &str) -> Result<Limit> {
         return whole(key, s, &d, *mult, "bytes").map(Limit::Bytes);
     }
     if let Some((_, mult)) = TIME_UNITS.iter().find(|(n, _)| *n == unit) {
-        return whole(key, s, &d, *mult, "ns").map(Limit::Time);
+        let t = whole(key, s, &d, *mult, "ns")?;
+        return super::bounds::time(key, s, Dur(t)).map(|t| Limit::Time(t.0));
     }
     Err(ScenarioError::new(key, format!("unknown queue limit unit `{unit}`")).with_choices(units))
 }

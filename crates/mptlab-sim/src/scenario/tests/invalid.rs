@@ -752,3 +752,34 @@ fn quic_options_are_checked_by_key() {
     let e = bad(&[("flows.bulk.protocol", "\"mpquic\""), ("flows.bulk.scheduler", "\"fastest\"")], "flows.bulk.scheduler", "unknown scheduler");
     assert!(e.choices.contains(&"blp".to_string()));
 }
+
+/// docs/scenarios.md "Limits": the largest time, bins per series, trace steps. Each limit is
+/// accepted exactly and refused one step past it.
+#[test]
+fn limits_are_enforced_at_their_edge() {
+    use super::super::bounds::{MAX_BINS, MAX_TIME, MAX_TRACE_STEPS};
+    let max = format!("\"{}ns\"", MAX_TIME.0);
+    let over = format!("\"{}ns\"", MAX_TIME.0 + 1);
+    super::base_ok(&[("links.bottleneck.delay", &max)]);
+    bad(&[("links.bottleneck.delay", &over)], "links.bottleneck.delay", "too large");
+    bad(&[("links.bottleneck.queue.limit", &over)], "links.bottleneck.queue.limit", "too large");
+    bad(&[("run.duration", "\"18446744073709551615ns\"")], "run.duration", "too large");
+    // 10 s over MAX_BINS bins: the exact bin width passes, 1 ns less does not.
+    let width = 10_000_000_000 / MAX_BINS;
+    let ok = format!("\"{width}ns\"");
+    let short = format!("\"{}ns\"", width - 1);
+    super::base_ok(&[("run.duration", "\"10s\""), ("metrics.interval", &ok), ("metrics.trace_interval", &ok)]);
+    bad(&[("run.duration", "\"10s\""), ("metrics.interval", &short)], "metrics.interval", "above the limit");
+    bad(&[("run.duration", "\"10s\""), ("metrics.trace_interval", &short)], "metrics.trace_interval", "above the limit");
+    // A repeating two-step trace over 10 s: MAX_TRACE_STEPS / 2 cycles pass, one more does not.
+    let period = |ns: u64| {
+        format!("{{ model = \"trace\", times = [\"0s\", \"1ns\"], rates = [\"50Mbps\", \"60Mbps\"], repeat = true, period = \"{ns}ns\" }}")
+    };
+    let cycle = 10_000_000_000 / (MAX_TRACE_STEPS / 2);
+    super::base_ok(&[("run.duration", "\"10s\""), ("links.bottleneck.capacity", &period(cycle))]);
+    bad(
+        &[("run.duration", "\"10s\""), ("links.bottleneck.capacity", &period(cycle - 1))],
+        "links.bottleneck.capacity.period",
+        "above the limit",
+    );
+}
