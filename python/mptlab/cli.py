@@ -201,7 +201,8 @@ def run(
         info = res.run_info
         out_console.print(
             f"seed {res.seed}: {info['sim_s']:g} simulated s in {info['wall_s']:.2f} wall s "
-            f"({info['events']:,} events); results in {out_dir}/",
+            f"({info['events']:,} events) + {info['results_s']:.2f} s collecting results; "
+            f"results in {out_dir}/",
             highlight=False,
             soft_wrap=True,
         )

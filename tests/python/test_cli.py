@@ -32,7 +32,7 @@ def test_run_json_records_provenance(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout == ""
     info = json.loads((out / "run.json").read_text())
-    for key in ("mptlab_version", "wall_s", "started_at", "host", "python", "platform",
+    for key in ("mptlab_version", "wall_s", "results_s", "started_at", "host", "python", "platform",
                 "scenario_path", "seed", "overrides"):
         assert key in info, key
     assert info["seed"] == 5

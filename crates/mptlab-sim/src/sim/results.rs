@@ -296,16 +296,18 @@ impl Simulation {
         for (i, link) in self.links.iter().enumerate() {
             let name = &self.spec.links[i].name;
             let n = link.wire[0].bins().len();
+            // Which protocols crossed the link, and their series names: once per link, not per
+            // bin (summing every bin inside the bin loop made this quadratic in run length).
+            let protos: Vec<(Proto, String)> =
+                Proto::ALL.into_iter().filter(|p| link.wire[p.index()].total_bytes() > 0).map(|p| (p, format!("{name}:{}", p.name()))).collect();
             for k in 0..n {
                 let secs = as_secs_f64(link.wire[0].bin_len(k));
                 let t = as_secs_f64(k as Time * iv);
                 let total = link.wire[0].bins()[k] + link.wire[1].bins()[k];
                 c.push("link_mbps", name, t, total as f64 * 8.0 / secs / 1e6);
-                for p in Proto::ALL {
+                for (p, series) in &protos {
                     let b = link.wire[p.index()].bins()[k];
-                    if link.wire[p.index()].total_bytes() > 0 {
-                        c.push("link_mbps", &format!("{name}:{}", p.name()), t, b as f64 * 8.0 / secs / 1e6);
-                    }
+                    c.push("link_mbps", series, t, b as f64 * 8.0 / secs / 1e6);
                 }
             }
             let tr = &self.link_traces[i];
