@@ -5,6 +5,7 @@ Standard library only (imported by the light `mptlab` top level).
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Iterable, Mapping
@@ -13,6 +14,11 @@ from pathlib import Path
 from typing import Any, Union
 
 ScenarioLike = Union[str, "os.PathLike[str]"]
+
+#: Largest scenario file or stdin text read (docs/scenarios.md, "Limits"): 16 MiB. The largest
+#: shipped scenario is a few KB; a larger input is refused after reading one byte past the
+#: limit, so `mptlab run /dev/zero` stops at once instead of filling memory.
+MAX_SCENARIO_BYTES = 16 * 1024 * 1024
 Overrides = Union[Mapping[str, Any], Iterable[str], Iterable[tuple[str, Any]], None]
 
 
@@ -41,7 +47,7 @@ def load(scenario: ScenarioLike) -> ScenarioSource:
     if not isinstance(scenario, str):
         raise TypeError(f"scenario must be a path or TOML text, not {type(scenario).__name__}")
     if scenario == "-":
-        return ScenarioSource(text=sys.stdin.read(), path=None, name="stdin")
+        return ScenarioSource(text=_bounded(getattr(sys.stdin, "buffer", sys.stdin), "<stdin>"), path=None, name="stdin")
     if "\n" in scenario:
         return ScenarioSource(text=scenario, path=None, name="scenario")
     path = Path(scenario)
@@ -51,9 +57,18 @@ def load(scenario: ScenarioLike) -> ScenarioSource:
 
 
 def _read(path: Path) -> ScenarioSource:
-    # TOML files are UTF-8 by definition (toml.io, "Spec").
-    text = path.read_text(encoding="utf-8")
+    with open(path, "rb") as f:
+        text = _bounded(f, str(path))
     return ScenarioSource(text=text, path=path, name=path.stem or "scenario")
+
+
+def _bounded(stream: Any, name: str) -> str:
+    """At most `MAX_SCENARIO_BYTES` of `stream` as UTF-8 text (TOML files are UTF-8 by
+    definition, toml.io "Spec"); more raises OSError(EFBIG)."""
+    data = stream.read(MAX_SCENARIO_BYTES + 1)
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise OSError(errno.EFBIG, f"larger than the limit of {MAX_SCENARIO_BYTES} bytes (16 MiB) for a scenario", name)
+    return data if isinstance(data, str) else data.decode("utf-8")
 
 
 def parse_assignment(item: str) -> tuple[str, str]:

@@ -64,3 +64,28 @@ def test_bad_override_value_is_exit_2_and_names_the_key(tmp_path):
     assert r.returncode == 2
     assert "flows.bulk.cc" in r.stderr and "newreno" in r.stderr
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "file"])
+def test_oversized_scenario_input_is_exit_2_without_reading_it_all(source, tmp_path):
+    # docs/scenarios.md "Limits": 16 MiB. /dev/zero once read until the OOM killer stopped it.
+    from mptlab.source import MAX_SCENARIO_BYTES
+
+    path = source
+    if source == "file":
+        path = tmp_path / "big.toml"
+        path.write_text("# " + "x" * MAX_SCENARIO_BYTES + "\n")
+    out = tmp_path / "x"
+    r = mptlab("run", path, "--out", out, timeout=60)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr.startswith("error: ") and "16 MiB" in r.stderr and r.stderr.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_scenario_of_exactly_the_size_limit_is_read(tmp_path):
+    from mptlab.source import MAX_SCENARIO_BYTES, load
+
+    text = QUICKSTART.read_text()
+    path = tmp_path / "padded.toml"
+    path.write_text(text + "#" * (MAX_SCENARIO_BYTES - len(text.encode()) - 1) + "\n")
+    assert len(load(path).text.encode()) == MAX_SCENARIO_BYTES
