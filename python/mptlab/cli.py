@@ -28,8 +28,9 @@ app = typer.Typer(
     help=(
         "mptlab — a deterministic packet-level simulator for multipath transport research. "
         "Today: TCP (SACK; Reno, NewReno, CUBIC, BBR v1, BBRv3, Vegas) and UDP over links with "
-        "drop-tail or CoDel queues and random or bursty loss; MPTCP and multipath QUIC are "
-        "being built.\n\n"
+        "drop-tail or CoDel queues and random or bursty loss; MPTCP (coupled controllers, "
+        "schedulers) and multipath QUIC (RFC 9000/9002, draft-ietf-quic-multipath); sweeps, "
+        "a results store, reports and reproductions of published studies.\n\n"
         "A run is a pure function of (scenario, seed): the same scenario file and seed always "
         "give a byte-identical summary.json.\n\n"
         "Start here:\n\n"
@@ -427,7 +428,33 @@ def _main(
 
 
 def main() -> None:
-    app(prog_name="mptlab")
+    """The `mptlab` command. Usage errors (unknown option, missing or malformed argument) are
+    one line `error: <message>` and exit 2, like every other refusal (docs/cli.md), instead of
+    the multi-line box typer draws."""
+    # typer (0.29) carries its own copy of click; its exceptions are the ones raised here.
+    try:
+        from typer._click import exceptions as cx
+    except ImportError:  # an older typer on plain click
+        from click import exceptions as cx  # type: ignore[no-redef]
+
+    try:
+        code = app(prog_name="mptlab", standalone_mode=False)
+    except cx.NoArgsIsHelpError as e:
+        # `mptlab` or `mptlab sweep` alone: the help, as before.
+        print(e.ctx.get_help() if e.ctx else e.format_message())
+        code = 0
+    except cx.UsageError as e:
+        hint = f" (see '{e.ctx.command_path} -h')" if e.ctx else ""
+        message = " ".join(e.format_message().split())
+        print(f"error: {message}{hint}", file=sys.stderr, flush=True)
+        code = EXIT_INVALID
+    except cx.ClickException as e:
+        print(f"error: {' '.join(e.format_message().split())}", file=sys.stderr, flush=True)
+        code = e.exit_code
+    except typer.Abort:
+        print("interrupted", file=sys.stderr)
+        code = 130
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 # Commands defined in their own modules register themselves on `app`.

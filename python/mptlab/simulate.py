@@ -49,6 +49,8 @@ class Prepared:
 def prepare(scenario: ScenarioLike, seed: int | None = None, overrides: Overrides = None) -> Prepared:
     """Read and validate a scenario and build its simulation. Raises `ScenarioError` or
     `OSError`; nothing is written."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64):
+        raise _core.ScenarioError(f"seed: a whole number from 0 to {2**64 - 1} is required, got {seed!r}")
     src = load(scenario)
     ovr = normalize_overrides(overrides)
     sim = _core.Simulation(src.text, ovr, seed)

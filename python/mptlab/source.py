@@ -77,7 +77,23 @@ def parse_assignment(item: str) -> tuple[str, str]:
     key = key.strip()
     if not sep or not key:
         raise ValueError(f"--set expects KEY=VALUE (for example flows.bulk.cc=reno), got {item!r}")
-    return key, value.strip()
+    return _checked(key, value.strip())
+
+
+def _checked(key: str, value: str) -> tuple[str, str]:
+    """Refuse what the engine would read differently from what was typed: undecodable bytes
+    (a terminal passes them as surrogates), white space inside a key path (it was silently
+    stripped), a value over several lines (all but the first line were silently dropped)."""
+    for what, text in (("key", key), ("value", value)):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"--set {what} {text!r} is not valid UTF-8 text") from None
+    if any(c.isspace() for c in key):
+        raise ValueError(f"--set key {key!r} contains white space (a key path is dot-separated names, e.g. flows.bulk.cc)")
+    if "\n" in value or "\r" in value:
+        raise ValueError(f"--set {key}: the value spans several lines; give it on one line")
+    return key, value
 
 
 def normalize_overrides(overrides: Overrides) -> list[tuple[str, str]]:
@@ -95,7 +111,7 @@ def normalize_overrides(overrides: Overrides) -> list[tuple[str, str]]:
             out.append(parse_assignment(item))
         else:
             key, value = item
-            out.append((str(key), _value_text(value)))
+            out.append(_checked(str(key).strip(), _value_text(value)))
     return out
 
 

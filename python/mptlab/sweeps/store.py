@@ -140,11 +140,17 @@ class Store:
         if all(p.exists() for p in indexed) and _read_json(stamp_path) == stamp:
             return {t: pq.ParquetFile(p).metadata.num_rows for t, p in zip(TABLES, indexed)}
         counts: dict[str, int] = {}
-        for t, path in zip(TABLES, indexed):
-            table = self._consolidate(t, set(stamp))
-            _write_parquet(path, table)
-            counts[t] = table.num_rows
-        write_text(stamp_path, json.dumps(stamp, sort_keys=True) + "\n")
+        try:
+            for t, path in zip(TABLES, indexed):
+                table = self._consolidate(t, set(stamp))
+                _write_parquet(path, table)
+                counts[t] = table.num_rows
+            write_text(stamp_path, json.dumps(stamp, sort_keys=True) + "\n")
+        except OSError as e:
+            raise StoreError(
+                f"{self.root}: the store's index is out of date and cannot be rewritten "
+                f"({e.strerror or e}); make the folder writable, or query a writable copy"
+            ) from None
         return counts
 
     def connect(self) -> Any:
@@ -153,16 +159,38 @@ class Store:
 
         self.index()
         con = duckdb.connect()
+        root = self.root.resolve()
         for t in TABLES:
-            path = _sql_str(self.root / f"{t}.parquet")
+            path = _sql_str(root / f"{t}.parquet")
             con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet({path})")
         con.execute(f"CREATE VIEW timeseries AS {self._timeseries_sql()}")
         return con
 
     def query(self, sql: str) -> Any:
-        """Run SQL over the views; return a pandas DataFrame."""
+        """Run SQL over the views; return the last statement's result as a pandas DataFrame.
+
+        Read-only: only SELECT (including WITH, DESCRIBE, SUMMARIZE, SHOW) and EXPLAIN
+        statements run, and DuckDB may touch no file outside the store (`COPY ... TO`,
+        `read_csv('/etc/passwd')`, `ATTACH`, `INSTALL` are refused). Raises StoreError."""
+        import duckdb
+
+        try:
+            statements = duckdb.extract_statements(sql)
+        except duckdb.Error as e:
+            raise StoreError(f"query: {str(e).splitlines()[0]}") from None
+        if not statements:
+            raise StoreError("query: the SQL is empty (give a SELECT statement over runs, flows, links or timeseries)")
+        allowed = (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN)
+        refused = [st.type.name for st in statements if st.type not in allowed]
+        if refused:
+            raise StoreError(f"query: only SELECT statements are run on a results store (got {refused[0]})")
         con = self.connect()
         try:
+            # After the views exist: no file access beyond the store from here on, and no
+            # way for the query to turn that back on.
+            con.execute(f"SET allowed_directories = [{_sql_str(str(self.root.resolve()) + os.sep)}]")
+            con.execute("SET enable_external_access = false")
+            con.execute("SET lock_configuration = true")
             return con.execute(sql).df()
         finally:
             con.close()
@@ -239,7 +267,7 @@ class Store:
                 "NULL::VARCHAR AS series, NULL::VARCHAR AS entity, NULL::DOUBLE AS t_s, "
                 "NULL::DOUBLE AS value WHERE false"
             )
-        glob = _sql_str(self.root / TIMESERIES / "*.parquet")
+        glob = _sql_str(self.root.resolve() / TIMESERIES / "*.parquet")
         return (
             f"SELECT {picked}, t.* FROM read_parquet({glob}) t "
             "JOIN runs r ON r.run_key = t.run_key AND r.status = 'ok'"

@@ -1,0 +1,122 @@
+"""Issue 18 (hardening): inputs that once gave tracebacks, wrong results or writes outside the
+output folder now give one line on stderr and the documented exit code, and nothing else."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mptlab
+from mptlab import _core
+from mptlab.sweeps.plan import load_plan
+from mptlab.sweeps.runner import run_sweep
+from mptlab.sweeps.store import Store, StoreError
+
+from conftest import QUICKSTART, mptlab as run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _one_line_exit_2(r: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert r.stdout == "" and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+    for w in words:
+        assert w.lower() in r.stderr.lower(), r.stderr
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["run"], ["missing argument", "mptlab run -h"]),
+        (["run", str(QUICKSTART), "--bogus"], ["no such option", "--bogus"]),
+        (["run", str(QUICKSTART), "--seed", "abc"], ["--seed"]),
+        (["sweep"], ["missing argument", "plan"]),
+        (["bench", "--bogus"], ["no such option"]),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(args, words, tmp_path):
+    _one_line_exit_2(run_cli(*args, cwd=tmp_path), *words)
+
+
+def test_the_bare_command_still_prints_the_help():
+    r = run_cli()
+    assert r.returncode == 0 and "Usage: mptlab" in r.stdout
+
+
+def test_undecodable_bytes_in_set_are_exit_2(tmp_path):
+    # A terminal hands Python undecodable bytes as surrogates; encoding them once crashed.
+    out = tmp_path / "x"
+    r = subprocess.run(
+        [sys.executable, "-m", "mptlab", "run", str(QUICKSTART), "--out", str(out), "--set", b"flows.bulk.cc=\xff".decode("utf-8", "surrogateescape")],
+        capture_output=True, text=True, errors="replace", timeout=120,
+    )
+    _one_line_exit_2(r, "not valid UTF-8")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "item, words",
+    [
+        ("flows. bulk.cc=reno", ["white space"]),
+        ("flows.bulk.cc=reno\ncubic", ["several lines"]),
+    ],
+)
+def test_set_values_the_engine_would_read_differently_are_refused(item, words, tmp_path):
+    _one_line_exit_2(run_cli("check", QUICKSTART, "--set", item, cwd=tmp_path), *words)
+    with pytest.raises(ValueError):
+        mptlab.check(QUICKSTART, overrides=[item])
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, True])
+def test_an_api_seed_out_of_range_is_a_scenario_error(seed):
+    with pytest.raises(_core.ScenarioError, match="seed"):
+        mptlab.run(QUICKSTART, seed=seed)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("store") / "s"
+    run_sweep(load_plan(ROOT / "tests" / "plans" / "grid.toml"), root, workers=2)
+    return root
+
+
+@pytest.mark.parametrize(
+    "sql, words",
+    [
+        ("", ["empty"]),
+        ("   ;  ", ["empty"]),
+        ("COPY runs TO 'leak.csv'", ["only SELECT", "COPY"]),
+        ("SELECT 1; DROP VIEW runs", ["only SELECT"]),
+        ("SELECT * FROM read_csv_auto('/etc/passwd')", ["/etc/passwd"]),
+        ("ATTACH '/tmp/elsewhere.db'", ["only SELECT"]),
+    ],
+)
+def test_query_is_read_only_and_confined_to_the_store(store, sql, words, tmp_path):
+    _one_line_exit_2(run_cli("query", str(store), sql, cwd=tmp_path), *words)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_query_reads_the_store_itself(store):
+    df = Store(store).query("SELECT count(*) AS n FROM runs; SELECT count(*) AS n FROM timeseries")
+    assert int(df["n"][0]) > 0
+
+
+def test_a_stale_index_that_cannot_be_rewritten_is_a_store_error(store, tmp_path, monkeypatch):
+    # Root ignores permission bits, so the read-only folder is simulated at the write.
+    import shutil
+
+    from mptlab.sweeps import store as store_mod
+
+    copy = tmp_path / "ro"
+    shutil.copytree(store, copy)
+    (copy / ".index-stamp.json").unlink()
+
+    def refuse(path, table):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(store_mod, "_write_parquet", refuse)
+    with pytest.raises(StoreError, match="cannot be rewritten"):
+        Store(copy).query("SELECT 1")
