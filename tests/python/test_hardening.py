@@ -61,13 +61,26 @@ def test_undecodable_bytes_in_set_are_exit_2(tmp_path):
     "item, words",
     [
         ("flows. bulk.cc=reno", ["white space"]),
-        ("flows.bulk.cc=reno\ncubic", ["several lines"]),
+        ("run.seed=5\nflows.x = 1", ["more than one TOML value"]),
+        ("flows.bulk.count=99999999999999999999", ["too large", "64-bit"]),
     ],
 )
 def test_set_values_the_engine_would_read_differently_are_refused(item, words, tmp_path):
     _one_line_exit_2(run_cli("check", QUICKSTART, "--set", item, cwd=tmp_path), *words)
     with pytest.raises(ValueError):
         mptlab.check(QUICKSTART, overrides=[item])
+
+
+def test_vegas_alpha_above_beta_is_refused(tmp_path):
+    r = run_cli("check", QUICKSTART, "--set", "flows.bulk.cc=vegas", "--set", "flows.bulk.cc_options={alpha = 5, beta = 2}", cwd=tmp_path)
+    _one_line_exit_2(r, "flows.bulk.cc_options", "alpha (5) must not exceed beta (2)")
+
+
+def test_too_many_flows_names_the_entry_that_has_them(tmp_path):
+    # quickstart: bulk first, then cbr and a third flow; the limit was once blamed on
+    # whichever entry crossed it (flows.cbr.count).
+    r = run_cli("check", QUICKSTART, "--set", "flows.bulk.count=10000000", cwd=tmp_path)
+    _one_line_exit_2(r, "flows.bulk.count", "above the limit of 10000000")
 
 
 @pytest.mark.parametrize("seed", [-1, 2**64, 1.5, True])

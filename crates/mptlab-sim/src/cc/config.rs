@@ -12,6 +12,10 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 pub trait Options {
     const NAMES: &'static [&'static str];
     fn set(&mut self, key: &str, value: OptValue) -> Result<(), String>;
+    /// Constraints between options, checked once all are set (each `set` checks one value).
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Serialises like the scenario keys it came from: `{"cc": name, "cc_options": {...}}`, the
@@ -114,6 +118,14 @@ impl CcConfig {
             CcConfig::Vegas(c) => c.set(key, value),
             CcConfig::Coupled(c) => c.set(key, value),
             CcConfig::Adaptive(c) => c.set(key, value),
+        }
+    }
+
+    /// Constraints between the options once all are set; the error is the reason only.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            CcConfig::Vegas(c) => c.check(),
+            _ => Ok(()),
         }
     }
 

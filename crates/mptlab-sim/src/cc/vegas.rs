@@ -115,6 +115,15 @@ impl Options for VegasConfig {
         }
         Ok(())
     }
+
+    /// Vegas's band needs α ≤ β (Brakmo & Peterson: grow below α, shrink above β); with α > β
+    /// the window would both grow and shrink for the same queue estimate.
+    fn check(&self) -> Result<(), String> {
+        if self.alpha > self.beta {
+            return Err(format!("alpha ({}) must not exceed beta ({})", self.alpha, self.beta));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug)]

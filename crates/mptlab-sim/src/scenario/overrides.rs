@@ -16,16 +16,39 @@ pub fn parse_value(raw: &str) -> Value {
     }
 }
 
-/// Apply each `(key, value)` in order.
+/// Apply each `(key, value)` in order. Refused, as they would be read differently from what
+/// was typed: a value whose later lines hold more TOML (`5\nflows.x = 1`: all but the first
+/// value were dropped; a multi-line array is one value and is fine), an integer beyond TOML's
+/// 64 bits (it became a string), white space inside a key path (it was stripped).
 pub fn apply(root: &mut Table, overrides: &[(String, String)]) -> Result<()> {
     for (key, raw) in overrides {
-        set(root, key.trim(), parse_value(raw))?;
+        let key = key.trim();
+        if let Ok(t) = toml::from_str::<Table>(&format!("v = {raw}")) {
+            if t.len() > 1 {
+                return fail(key, "the value holds more than one TOML value over several lines; give one value");
+            }
+        }
+        let value = parse_value(raw);
+        if looks_like_integer(raw) && value.is_str() {
+            return fail(key, format!("integer `{}` is too large (TOML integers are 64-bit: at most {})", raw.trim(), i64::MAX));
+        }
+        set(root, key, value)?;
     }
     Ok(())
 }
 
+/// Digits with an optional sign and `_` separators, as a TOML integer is written.
+fn looks_like_integer(raw: &str) -> bool {
+    let t = raw.trim();
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit() || c == '_') && digits.chars().any(|c| c.is_ascii_digit())
+}
+
 fn set(root: &mut Table, key: &str, value: Value) -> Result<()> {
     let parts: Vec<&str> = key.split('.').map(str::trim).collect();
+    if key.split('.').any(|p| p.contains(char::is_whitespace)) {
+        return fail(key, "white space inside a key path (a key path is dot-separated names, e.g. flows.bulk.cc)");
+    }
     if parts.iter().any(|p| p.is_empty()) {
         return fail(
             if key.is_empty() { "<override>" } else { key },
@@ -58,6 +81,24 @@ fn set(root: &mut Table, key: &str, value: Value) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overrides_read_differently_from_what_was_typed_are_refused() {
+        let mut t: Table = toml::from_str("[run]\nduration = \"1s\"").unwrap();
+        let one = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+        let big = apply(&mut t, &one("flows.bulk.count", "99999999999999999999"));
+        let Err(e) = big else { panic!("accepted as {:?}", t["flows"]["bulk"]["count"]) };
+        assert!(e.key == "flows.bulk.count" && e.reason.contains("too large"), "{e:?}");
+        let e = apply(&mut t, &one("run.seed", "5\nflows.x = 1")).unwrap_err();
+        assert!(e.key == "run.seed" && e.reason.contains("more than one TOML value"), "{e:?}");
+        apply(&mut t, &one("flows.bulk.paths", "[[\"a\", \"b\"],\n [\"a\", \"c\"]]")).unwrap();
+        let e = apply(&mut t, &one("flows. bulk.cc", "reno")).unwrap_err();
+        assert!(e.reason.contains("white space"), "{e:?}");
+        apply(&mut t, &one("run.seed", "-9_223_372_036_854_775_808")).unwrap();
+        assert_eq!(t["run"]["seed"].as_integer(), Some(i64::MIN));
+        apply(&mut t, &one("flows.bulk.cc", "1_000abc")).unwrap();
+        assert_eq!(t["flows"]["bulk"]["cc"].as_str(), Some("1_000abc"), "not an integer: a string");
+    }
 
     #[test]
     fn values_are_toml_or_plain_strings() {

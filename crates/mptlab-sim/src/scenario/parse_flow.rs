@@ -168,6 +168,7 @@ pub(super) fn congestion_controller(t: &Tbl) -> Result<CcConfig> {
         options(&path, v, cc.name(), cc.option_names(), |k, val| {
             cc.set(k, val)
         })?;
+        cc.check().map_err(|reason| ScenarioError::new(&path, reason))?;
     }
     Ok(cc)
 }

@@ -82,14 +82,25 @@ fn pairs(topo: &Topology, key: &str, f: &raw::Flow) -> Result<Vec<(NodeId, NodeI
 fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
     let mut entries = Vec::with_capacity(s.flows.len());
     let mut total: u64 = 0;
+    // The entry with the most flows so far: the one a refusal names, not whichever entry
+    // happened to cross the limit.
+    let mut largest = (0u64, String::new());
     for (name, f) in &s.flows {
         let key = join("flows", name);
         let p = pairs(topo, &key, f)?;
-        total = total.saturating_add((p.len() as u64).saturating_mul(f.count));
+        let here = (p.len() as u64).saturating_mul(f.count);
+        total = total.saturating_add(here);
+        if here > largest.0 {
+            largest = (here, key.clone());
+        }
         if total > d::MAX_FLOWS {
             return fail(
-                join(&key, "count"),
-                format!("more than {} flows in total", d::MAX_FLOWS),
+                join(&largest.1, "count"),
+                format!(
+                    "{} flows here (count × sender-receiver pairs) bring the run to {total} or more flows, above the limit of {}",
+                    largest.0,
+                    d::MAX_FLOWS
+                ),
             );
         }
         if f.start.0 >= s.run.duration.0 {
