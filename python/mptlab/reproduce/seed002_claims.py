@@ -34,7 +34,8 @@ difference of two percentages (a BLP advantage of 3 % against 2.7 % is within ±
 numbers. Rules, applied to the means of panel (a) (BLEST and BLP at Δλ = 0) unless the claim
 names Δλ: "X is best" holds when X is strictly better than each other scheduler; "A < B" when
 A's mean is strictly below B's; "A = B" (the paper prints the same value for both) when they
-differ by at most EQUAL_TOL of the larger; a Δλ claim ("Δλ reduces BLP's IQR") compares Δλ = 0
+differ by at most EQUAL_TOL of the larger (an "A < B" that holds by less than that is flagged
+as a near-tie in its numbers, not overturned); a Δλ claim ("Δλ reduces BLP's IQR") compares Δλ = 0
 with the best Δλ > 0. A claim about throughput is judged on our transfer rates (bytes × 8 /
 completion time): the paper's unit is not comparable, but an ordering of rates is. A claim
 whose quantity has no measurable definition (efficiency, reliability, the design itself) is
@@ -215,7 +216,9 @@ def _less(case: str, metric: str, a: str, b: str, unit: str, group: str = "all",
           stat: str = "mean") -> Callable[[_Ctx], tuple[str, str]]:
     def f(c: _Ctx) -> tuple[str, str]:
         v = c.p(case, metric, group, stat)
-        return less(v.get(a), v.get(b)), f"{a} {_f(v.get(a), unit)}, {b} {_f(v.get(b), unit)}"
+        x, y = v.get(a), v.get(b)
+        tie = " (within 1 %: a near-tie)" if _ok(x, y) and equal(x, y) == HOLDS and x != y else ""
+        return less(x, y), f"{a} {_f(x, unit)}, {b} {_f(y, unit)}{tie}"
     return f
 
 
