@@ -9,8 +9,10 @@ Steps: run the six plans of CASES (plans/seed002-*.toml, seeds 1..`runs`) throug
 machinery into OUT/sweep-<case>-<N>runs/ (resumable); read each run's summary.json and, for
 the bytes-over-time and cross-traffic cases, its goodput series (seed002_metrics); compute the
 paper's statistics and put them next to reference/seed002.csv (seed002_table); draw the box
-plots and Fig. 10 (seed002_figures); write OUT/comparison.csv, comparison.md, runs.csv,
-stats.csv, figures/ and report.md (seed002_report).
+plots and Fig. 10 (seed002_figures); judge which published numbers are comparable and how
+close, every claim of the abstract, conclusion and §V, the seeds and the sensitivity grid
+(seed002_claims); write OUT/comparison.csv, comparison.md, agreement.csv, claims.csv,
+seeds.csv, sensitivity.csv, runs.csv, stats.csv, figures/ and report.md (seed002_report).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ CASES: dict[str, str] = {
     "het-traffic": "plans/seed002-het-traffic.toml",
     "bytes": "plans/seed002-bytes.toml",
     "cross": "plans/seed002-cross.toml",
+    "sensitivity": "plans/seed002-sensitivity.toml",
 }
 DEFAULT_RUNS = 3
 DEFAULT_OUT = Path("reproductions") / STUDY
@@ -107,6 +110,37 @@ def _delay_ms(base: dict[str, Any], over: dict[str, str], link: str) -> str:
     return over.get(f"links.{link}.delay") or base["links"][link]["delay"]
 
 
+def _fixed(plan: Any) -> dict[str, str]:
+    """The plan's [set] overrides that are plain values, as strings (the axes' columns hold the
+    rest): without them a setting fixed in [set] (the bytes case's `links.p2.delay = "0ms"`)
+    was labelled with the base scenario's value."""
+    import tomllib
+
+    out: dict[str, str] = {}
+    for key, text in getattr(plan, "fixed", ()):
+        try:
+            value = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:  # an override given as a bare string (run.duration=15s)
+            value = text
+        if not isinstance(value, dict):
+            out[key] = str(value)
+    return out
+
+
+def _resolved(summary: dict[str, Any]) -> dict[str, Any]:
+    """Settings read back from the run's own resolved scenario: the MPQUIC flow-control window
+    (bytes), path 1's queue limit, and the losses the random loss models drew (channel drops
+    summed over every link)."""
+    sc = summary.get("scenario") or {}
+    quic = ((sc.get("flows") or {}).get(FLOW) or {}).get("quic") or {}
+    queue = (((sc.get("links") or {}).get("p1") or {}).get("queue") or {}).get("limit", "")
+    return {
+        "fc_window_B": float(quic.get("max_data", float("nan"))),
+        "queue": str(queue),
+        "random_losses": float(sum(int(l.get("channel_drops") or 0) for l in summary.get("links", []))),
+    }
+
+
 def load_runs(case: str, folder: Path, plan: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per run (case, point, seed, status, error, scheduler, dlambda, path settings,
     RUN_COLUMNS, interruption counts for the cross case) and, for the bytes case, the
@@ -122,9 +156,10 @@ def load_runs(case: str, folder: Path, plan: Any) -> tuple[pd.DataFrame, pd.Data
     if case in ("bytes", "cross"):
         series = store.query("SELECT run_key, entity, t_s, value FROM timeseries WHERE series = 'goodput_mbps'")
     records, curves = [], []
+    fixed = _fixed(plan)
     for r in runs.to_dict("records"):
         sched, dl = sched_label(r["sched"], r["sched_opts"])
-        over = {key: str(r[col]) for col, key in plan.columns.items() if col in r}
+        over = {**fixed, **{key: str(r[col]) for col, key in plan.columns.items() if col in r}}
         rec: dict[str, Any] = {
             "case": case, "point": int(r["point"]), "seed": int(r["seed"]), "status": r["status"],
             "error": r["error"], "run_key": r["run_key"], "scheduler": sched, "dlambda": dl,
@@ -134,10 +169,12 @@ def load_runs(case: str, folder: Path, plan: Any) -> tuple[pd.DataFrame, pd.Data
                                 "1200B" if case == "heterogeneous" else "1472B"),
         }
         rec.update({c: float("nan") for c in RUN_COLUMNS})
+        rec.update(fc_window_B=float("nan"), queue="", random_losses=float("nan"))
         if r["status"] == "ok":
             summary = json.loads((folder / "summaries" / f"{r['run_key']}.json").read_text(encoding="utf-8"))
             cap = _rate_bps(summary, "p1") + _rate_bps(summary, "p2")
             rec.update(run_record(summary, cap, float(summary["duration_s"])))
+            rec.update(_resolved(summary))
             if series is not None:
                 mine = series[series["run_key"] == r["run_key"]]
                 for flow in (FLOW, TCP_FLOW):
@@ -179,6 +216,7 @@ def reproduce(
     ReproduceError (exit 2) before running anything when a plan or the published numbers are
     missing; failed runs are left out of the statistics and counted in `failed`."""
     from mptlab import _core
+    from mptlab.reproduce.seed002_claims import agreement, band_counts, claims, seed_report, sensitivity
     from mptlab.reproduce.seed002_figures import draw_figures
     from mptlab.reproduce.seed002_report import render
     from mptlab.reproduce.seed002_table import comparison, markdown, stats_frame
@@ -218,13 +256,22 @@ def reproduce(
     if ok.empty:
         raise ReproduceError(f"every run failed; see {out}", exit_code=1)
     stats = stats_frame(ok)
-    table = comparison(published, ok, stats, n)
+    table = agreement(comparison(published, ok, stats, n))
+    bands = band_counts(table)
+    verdicts = claims(stats, ok)
+    seeds = seed_report(ok)
+    sens = sensitivity(ok)
     files = [
         write_text(out / "runs.csv", per_run.drop(columns=["run_key"]).to_csv(index=False)),
         write_text(out / "stats.csv", stats.to_csv(index=False)),
         write_text(out / "comparison.csv", table.to_csv(index=False)),
         write_text(out / "comparison.md", "Seed 002, published next to simulated\n\n" + markdown(table)),
+        write_text(out / "agreement.csv", bands.to_csv(index=False)),
+        write_text(out / "claims.csv", verdicts.to_csv(index=False)),
+        write_text(out / "seeds.csv", seeds.to_csv(index=False)),
     ]
+    if not sens.empty:
+        files.append(write_text(out / "sensitivity.csv", sens.to_csv(index=False)))
     figures = draw_figures(ok, curves, out / "figures")
     files += figures
     failed = per_run[per_run["status"] != "ok"]
@@ -235,5 +282,6 @@ def reproduce(
         "figures": [f.relative_to(out).as_posix() for f in figures if f.suffix == ".png"],
         "duration": duration,
     }
-    files.append(write_text(out / "report.md", render(table, stats, ok, ctx)))
+    extra = {"bands": bands, "claims": verdicts, "seeds": seeds, "sensitivity": sens}
+    files.append(write_text(out / "report.md", render(table, stats, ok, ctx, extra)))
     return Reproduction(out=out, table=table, runs=per_run, files=files, failed=len(failed), sweep=out)

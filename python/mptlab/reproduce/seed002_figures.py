@@ -1,5 +1,6 @@
 """Seed 002's figures in the paper's shape: box plots (Figs. 4-9) with panel (a) one box per
-scheduler at Δλ = 0 and panel (b) MinRTT, BLEST and BLP under each Δλ; bytes received over
+scheduler at Δλ = 0 and panel (b) MinRTT, BLEST and BLP under each Δλ (tick labels "BLP 0.003",
+rotated so that the eleven boxes' labels do not overlap); bytes received over
 time (Fig. 10), one panel per fast-path rate, one line per scheduler (the lowest seed's run).
 
 Boxes: Q1-Q3 with the median line, whiskers at 1.5 IQR, the mean as a marker (the paper quotes
@@ -46,7 +47,7 @@ def _panel_b(part: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
         for dl in DLAMBDAS:
             p = part[(part["scheduler"] == s) & np.isclose(part["dlambda"].astype(float).fillna(-1), dl)]
             if not p.empty:
-                out.append((f"{s}\nΔλ={dl:g}", p["value"].to_numpy(float)))
+                out.append((f"{s} {dl:g}", p["value"].to_numpy(float)))
     return out
 
 
@@ -62,7 +63,7 @@ def draw_figures(ok: pd.DataFrame, curves: pd.DataFrame, out: Path) -> list[Path
         if part.empty:
             continue
         with publication_style():
-            fig = style.new_figure(style.DOUBLE_COLUMN_IN, 2.8)
+            fig = style.new_figure(style.DOUBLE_COLUMN_IN, 3.2)
             axes = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 2]}, sharey=True)
             for ax, (title, boxes) in zip(axes, (("(a) by scheduler, Δλ = 0", _panel_a(part)),
                                                  ("(b) by λ variance", _panel_b(part)))):
@@ -70,10 +71,14 @@ def draw_figures(ok: pd.DataFrame, curves: pd.DataFrame, out: Path) -> list[Path
                     continue
                 ax.boxplot([b[1] for b in boxes], showmeans=True, widths=0.6,
                            meanprops={"marker": "^", "markersize": 4})
-                ax.set_xticks(range(1, len(boxes) + 1), [b[0] for b in boxes], fontsize=6, rotation=0)
-                ax.set_title(f"{title} ({case})")
+                # Rotated and right-aligned: eleven labels side by side overlapped when upright.
+                ax.set_xticks(range(1, len(boxes) + 1), [b[0] for b in boxes], fontsize=6, rotation=40,
+                              ha="right", rotation_mode="anchor")
+                ax.set_title(f"{title} ({case})", fontsize=7)
                 ax.grid(axis="y", linewidth=0.3)
             axes[0].set_ylabel(ylabel)
+            if len(axes) > 1:
+                axes[1].set_xlabel("scheduler and Δλ", fontsize=6)
             written += save(fig, out / stem)
     if not curves.empty:
         written += _fig10(curves, out)

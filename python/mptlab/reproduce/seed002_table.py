@@ -12,7 +12,9 @@ The groups follow the paper's figures:
   5 + 50 Mbit/s case), named after path 2's setting;
 - bytes: one group per fast-path rate ("5", "10", "25", "50" Mbit/s);
 - cross: one group, "all", totals over every run of the case (the paper's "across six
-  schedulers").
+  schedulers");
+- sensitivity: one group per path pair, flow-control window (bytes) and queue limit,
+  "<p2>|<window>|<queue>" (seed002_claims.sensitivity tabulates them).
 
 Published rows (`comparison`): "dlambda=0" is panel (a): BLEST and BLP at Δλ = 0, the other
 schedulers as they are. "dlambda=best" (the paper's "smallest value" over the λ variances) is
@@ -58,6 +60,8 @@ def group_of(row: pd.Series) -> str:
         return str(row["p2"])
     if row["case"] == "bytes":
         return str(row["p2"]).split("-", 1)[0]
+    if row["case"] == "sensitivity":
+        return f"{row['p2']}|{row.get('fc_window_B')}|{row.get('queue')}"
     return "all"
 
 
@@ -230,7 +234,14 @@ def _fmt(v: Any) -> str:
 
 
 def markdown(table: pd.DataFrame) -> str:
-    rows = [[r.section, r.case, r.scheduler, r.metric, r.statistic, r.published or "–", _fmt(r.simulated),
-             r.unit, r.how] for r in table.itertuples()]
-    return markdown_table(rows, ["§", "case", "scheduler", "metric", "statistic", "published", "simulated",
-                                 "unit", "how"], "lllllrrll")
+    """The comparison as Markdown; with `kind` and `ratio` (seed002_claims.agreement) when present."""
+    has = "kind" in table.columns
+    rows = []
+    for r in table.itertuples():
+        row = [r.section, r.case, r.scheduler, r.metric, r.statistic, r.published or "–", _fmt(r.simulated), r.unit]
+        if has:
+            row += [r.kind, _fmt(r.ratio)]
+        rows.append(row + [r.how])
+    head = ["§", "case", "scheduler", "metric", "statistic", "published", "simulated", "unit"]
+    head += ["comparable", "sim/pub"] if has else []
+    return markdown_table(rows, head + ["how"], "lllllrrl" + ("lr" if has else "") + "l")
