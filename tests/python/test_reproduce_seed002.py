@@ -65,8 +65,17 @@ def test_on_5_plus_50_mbps_the_rtt_aware_schedulers_finish_before_roundrobin(rep
     # the others (docs/reproductions.md) and its loss is checked below, not ranked here.
     runs = reproduction.runs
     td = runs[(runs["case"] == "total-delay") & (runs["p2"] == "50-0ms")].set_index("scheduler")["fct_s"]
-    for s in ("MinRTT", "BLEST", "ECF"):
+    for s in ("MinRTT", "BLEST", "ECF", "BLP/OLIA"):
         assert td[s] < td["RoundRobin"], f"{s} {td[s]:.3f} s vs RoundRobin {td['RoundRobin']:.3f} s"
+
+
+def test_the_total_delay_table_shows_blp_under_olia_apart_from_blp_adaptive(reproduction) -> None:
+    # BLP under the benchmarks' controller: the scheduler's effect without blp-adaptive's.
+    report = (reproduction.out / "report.md").read_text()
+    assert "| BLP/OLIA (ours) |" in report
+    runs = reproduction.runs
+    td = runs[runs["case"] == "total-delay"]
+    assert set(td[td["scheduler"] == "BLP/OLIA"]["p2"]) == {"5-50ms", "50-0ms"}
 
 
 def test_blp_adaptive_loses_well_under_half_of_its_packets(reproduction) -> None:

@@ -90,12 +90,17 @@ def plan_for(case: str, runs: int, duration: str | None = None) -> Any:
     return dataclasses.replace(plan, seeds=tuple(range(1, runs + 1)))
 
 
-def sched_label(sched: str, opts_text: str) -> tuple[str, float]:
+def sched_label(sched: str, opts_text: str, ctrl: str | None = None) -> tuple[str, float]:
     """("BLP", 0.003) from the plan's scheduler and options columns; Δλ is NaN for schedulers
-    without one (BLEST: its ±step, 0 when not adaptive; BLP: delta_lambda)."""
+    without one (BLEST: its ±step, 0 when not adaptive; BLP: delta_lambda). BLP under OLIA is
+    `BLP_OLIA`."""
     opts = json.loads(opts_text) if opts_text else {}
     name = SCHEDULERS.get(sched, sched)
     if sched == "blp":
+        if ctrl == "olia":
+            from mptlab.reproduce.seed002_table import BLP_OLIA
+
+            name = BLP_OLIA
         return name, float(opts.get("delta_lambda", 0.001))
     if sched == "blest":
         return name, 0.0 if opts.get("adaptive") is False else float(opts.get("lambda_up", 0.04))
@@ -158,7 +163,7 @@ def load_runs(case: str, folder: Path, plan: Any) -> tuple[pd.DataFrame, pd.Data
     records, curves = [], []
     fixed = _fixed(plan)
     for r in runs.to_dict("records"):
-        sched, dl = sched_label(r["sched"], r["sched_opts"])
+        sched, dl = sched_label(r["sched"], r["sched_opts"], r.get("ctrl"))
         over = {**fixed, **{key: str(r[col]) for col, key in plan.columns.items() if col in r}}
         rec: dict[str, Any] = {
             "case": case, "point": int(r["point"]), "seed": int(r["seed"]), "status": r["status"],

@@ -47,6 +47,9 @@ SUMMARISED = ("delay_s", "ipat_s", "jitter_s", "throughput_mbps", "pkt_rate_mbps
               "bytes_delivered", "loss_pct", "interruptions_mp", "interruptions_tcp", "stalls_100ms_mp",
               "stalls_100ms_tcp", "tcp_goodput_mbps")
 SCHEDULER_ORDER = ("RoundRobin", "MinRTT", "BLEST", "ECF", "Peekaboo", "BLP")
+#: BLP run under the benchmarks' controller (OLIA) instead of the paper's blp-adaptive: the
+#: scheduler's own effect, apart from its controller's (not a configuration of the paper).
+BLP_OLIA = "BLP/OLIA"
 DLAMBDAS = (0.0, 0.001, 0.002, 0.003, 0.004)
 HOMOGENEOUS_SETTINGS = ((5, 50), (10, 25), (25, 10), (50, 5), (125, 2), (250, 1))
 TABLE_COLUMNS = ("section", "case", "scheduler", "metric", "statistic", "published", "simulated", "unit",
