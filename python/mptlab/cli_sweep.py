@@ -75,8 +75,24 @@ def sweep(
         )
         for key, error in outcome.failures[:10]:
             print(f"failed {key}: {error}", file=sys.stderr)
+    if not as_json:
+        _warn_identical_seeds(folder)
     if outcome.failed:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _warn_identical_seeds(folder: Path) -> None:
+    """A warning on stderr when no point's seeds differ (sweeps/seeds.py)."""
+    from mptlab.sweeps.seeds import seed_spread
+    from mptlab.sweeps.store import Store, StoreError
+
+    try:
+        data = Store(folder).load(timeseries=False)
+        message = seed_spread(data.runs, data.params).warning()
+    except (StoreError, OSError):
+        return
+    if message:
+        print(f"warning: {message}", file=sys.stderr)
 
 
 def _run(loaded: Any, folder: Path, workers: int | None, dask: str | None, show_bar: bool) -> Any:

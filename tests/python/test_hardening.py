@@ -133,3 +133,45 @@ def test_a_stale_index_that_cannot_be_rewritten_is_a_store_error(store, tmp_path
     monkeypatch.setattr(store_mod, "_write_parquet", refuse)
     with pytest.raises(StoreError, match="cannot be rewritten"):
         Store(copy).query("SELECT 1")
+
+
+def _plan(tmp_path: Path, extra: str = "") -> Path:
+    plan = tmp_path / "p.toml"
+    plan.write_text(
+        f'base = "{ROOT / "scenarios" / "dumbbell.toml"}"\nseeds = 2\n[set]\n"run.duration" = "1s"\n{extra}'
+        '[axes]\n"flows.bulk.cc" = ["reno", "cubic"]\n'
+    )
+    return plan
+
+
+def test_a_sweep_whose_seeds_all_agree_warns(tmp_path):
+    # The dumbbell has no random component: both seeds of every point are the same run.
+    r = run_cli("sweep", _plan(tmp_path), "--out", tmp_path / "s", "-q", "-j", "2", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "warning: every point gave identical results for all of its 2 seeds" in r.stderr
+    from mptlab.report.render import build_report
+
+    assert "no random component" in build_report(tmp_path / "s").read_text()
+
+
+def test_a_sweep_with_random_loss_does_not_warn(tmp_path):
+    extra = '"links.bottleneck.loss" = { model = "bernoulli", p = 0.001 }\n'
+    r = run_cli("sweep", _plan(tmp_path, extra), "--out", tmp_path / "s", "-q", "-j", "2", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "warning" not in r.stderr
+
+
+def test_seed_spread_counts_points_whose_seeds_agree():
+    import pandas as pd
+
+    from mptlab.sweeps.seeds import seed_spread
+
+    runs = pd.DataFrame({
+        "cc": ["reno", "reno", "cubic", "cubic", "bbr"], "seed": [1, 2, 1, 2, 1], "status": ["ok"] * 5,
+        "goodput_mbps": [5.0, 5.0, 4.0, 4.5, 3.0],
+    })
+    s = seed_spread(runs, ["cc"])
+    assert (s.points, s.identical, s.seeds, s.all_identical) == (2, 1, 2, False)
+    assert s.warning() is None
+    same = seed_spread(runs[runs["cc"] == "reno"], ["cc"])
+    assert same.all_identical and "2 seeds" in same.warning()

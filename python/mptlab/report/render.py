@@ -39,9 +39,13 @@ def build_report(sweep: str | os.PathLike[str], out: str | os.PathLike[str] | No
                        grouped_summary(runs, [p], metrics)) for p in params]
     counts = runs["status"].value_counts().to_dict() if "status" in runs.columns else {}
     meta = data.meta
+    from mptlab.sweeps.seeds import seed_spread
+
+    seeds_note = seed_spread(runs, params).warning()
     html = _template().render(
         name=data.name,
         description=_description(meta),
+        seeds_note=seeds_note,
         version=_core.version(),
         runs_total=len(runs),
         runs_ok=int(counts.get("ok", 0)),

@@ -109,6 +109,10 @@ RANDOM_KEYS = ("count", "seed", "min_distance", "keys")
 RANDOM_KEY_FIELDS = ("min", "max", "unit", "integer", "log")
 #: At most this many seeds from `seeds = N`.
 MAX_SEEDS = 1_000_000
+#: At most this many runs (points × seeds) in one plan, and points in one random set
+#: (docs/sweeps.md "Limits"): a plan's points, the store's index and the progress all live in
+#: memory (about 10 kB a run), and a million runs is weeks of a 2-core machine's time.
+MAX_RUNS = 1_000_000
 
 
 class PlanError(ValueError):
@@ -325,6 +329,7 @@ def _build(text: str, path: Path | None, overrides: Overrides) -> Plan:
     axes.extend(_zip_axes(doc))
     axes.extend(_random_axes(doc))
     _check_overlaps(axes, given)
+    _check_size(axes, seeds)
     columns = _columns(doc, axes)
 
     _check_base(base_text, base_path, fixed, given)
@@ -531,6 +536,21 @@ def _dedupe_check(texts: list[tuple[str, ...]], where: str) -> None:
         seen[t] = i
 
 
+def _check_size(axes: list[Axis], seeds: tuple[int | None, ...]) -> None:
+    """Refuse a plan of more than `MAX_RUNS` runs, naming its largest axis (or the seeds)."""
+    runs = math.prod(a.size for a in axes) * len(seeds)
+    if runs <= MAX_RUNS:
+        return
+    largest = max(axes, key=lambda a: a.size, default=None)
+    key = "seeds" if largest is None or len(seeds) >= largest.size else largest.label
+    sizes = " × ".join(str(a.size) for a in axes) or "1"
+    raise PlanError(
+        key,
+        f"{sizes} points × {len(seeds)} seeds = {runs} runs, above the limit of {MAX_RUNS} runs "
+        "per plan (split it into several plans)",
+    )
+
+
 def _list_axes(doc: dict[str, Any]) -> list[Axis]:
     table = doc.get("axes", {})
     if not isinstance(table, dict):
@@ -625,6 +645,8 @@ def _random_axes(doc: dict[str, Any]) -> list[Axis]:
         count = table["count"]
         if not _is_int(count) or count < 1:
             raise PlanError(f"{label}.count", f"expected an integer >= 1, got {count!r}")
+        if count > MAX_RUNS:
+            raise PlanError(f"{label}.count", f"{count} points, above the limit of {MAX_RUNS} runs per plan")
         seed = table.get("seed", 0)
         if not _is_int(seed) or not 0 <= seed < 2**64:
             raise PlanError(f"{label}.seed", f"expected an integer >= 0, got {seed!r}")
