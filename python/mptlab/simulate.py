@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Number of `advance` calls per run.
 CHUNKS = 100
+#: Marker file of a run folder whose files are not all written yet (docs/cli.md).
+INCOMPLETE = ".incomplete"
+
 #: Wall time after which a progress bar appears (if progress is wanted at all).
 PROGRESS_AFTER_S = 1.0
 
@@ -99,8 +102,11 @@ def execute(
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         # Validation has succeeded (we hold a Simulation): only now may the folder appear.
-        # Creating it before the run makes an unwritable destination fail fast.
+        # Creating it before the run makes an unwritable destination fail fast. The marker
+        # says "partial" until every file is written: a run interrupted, killed or timed out
+        # leaves a folder that is recognisably not a result; the same command replaces it.
         out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / INCOMPLETE).write_text("a run is writing here, or was interrupted: not a complete result\n")
 
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
@@ -118,6 +124,7 @@ def execute(
     res = results.Result(summary=summary, timeseries=table, out=out_dir, run_info=info)
     if out_dir is not None:
         results.write_run(res, plots=plots)
+        (out_dir / INCOMPLETE).unlink(missing_ok=True)
     return res
 
 

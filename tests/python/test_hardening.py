@@ -175,3 +175,53 @@ def test_seed_spread_counts_points_whose_seeds_agree():
     assert s.warning() is None
     same = seed_spread(runs[runs["cc"] == "reno"], ["cc"])
     assert same.all_identical and "2 seeds" in same.warning()
+
+
+def test_an_interrupted_run_leaves_a_marked_folder_that_a_rerun_replaces(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "r"
+    cmd = [sys.executable, "-m", "mptlab", "run", str(QUICKSTART), "--out", str(out), "--no-plots", "-q"]
+    p = subprocess.Popen([*cmd, "--set", "run.duration=3600s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / ".incomplete").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (out / ".incomplete").exists(), "the folder appears with its marker before the run"
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 130, err
+    assert (out / ".incomplete").exists() and not (out / "summary.json").exists()
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert not (out / ".incomplete").exists() and (out / "summary.json").exists()
+
+
+def test_a_second_sweep_into_a_folder_in_use_is_refused(tmp_path):
+    plan = _plan(tmp_path)
+    folder = tmp_path / "s"
+    with Store(folder).lock():
+        r = run_cli("sweep", plan, "--out", folder, "-q", cwd=tmp_path)
+    _one_line_exit_2(r, "another sweep is writing to this folder", f"pid {__import__('os').getpid()}")
+    assert not (folder / "sweep.json").exists()
+    r = run_cli("sweep", plan, "--out", folder, "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+def test_rerunning_a_complete_sweep_writes_nothing(tmp_path, monkeypatch):
+    plan = load_plan(_plan(tmp_path))
+    first = run_sweep(plan, tmp_path / "s", workers=2)
+    assert first.ok == 4
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    # Root ignores permission bits: a read-only folder is simulated by refusing every write.
+    monkeypatch.setattr(Store, "create", refuse)
+    monkeypatch.setattr(Store, "lock", refuse)
+    monkeypatch.setattr(Store, "write", refuse)
+    again = run_sweep(plan, tmp_path / "s", workers=2)
+    assert (again.total, again.skipped, again.ok, again.failed) == (4, 4, 0, 0)

@@ -157,12 +157,33 @@ def run_sweep(
     t0 = time.perf_counter()
     store = Store(out)
     tasks = make_tasks(plan)
-    store.create(plan_meta(plan, tasks))
-    finished = store.finished()
+    meta = plan_meta(plan, tasks)
     unique = _unique(tasks)
+    if store.holds(meta) and all(store.finished().get(t.key) == "ok" for t in unique):
+        # Everything is done: write nothing (the folder may be read-only, or another sweep's).
+        store.index()
+        return Outcome(out=Path(out), total=len(unique), skipped=len(unique), backend="dask" if dask else "local",
+                       wall_s=time.perf_counter() - t0)
+    with store.lock():
+        return _execute(store, meta, unique, workers, dask, on_start, on_run, t0)
+
+
+def _execute(
+    store: Store,
+    meta: dict[str, Any],
+    unique: list[Task],
+    workers: int | None,
+    dask: str | None,
+    on_start: Callable[[Outcome], None] | None,
+    on_run: OnRun | None,
+    t0: float,
+) -> Outcome:
+    """Run the unfinished tasks into `store` (held locked by the caller)."""
+    store.create(meta)
+    finished = store.finished()
     todo = [t for t in unique if finished.get(t.key) != "ok"]
     outcome = Outcome(
-        out=Path(out),
+        out=store.root,
         total=len(unique),
         skipped=len(unique) - len(todo),
         backend="dask" if dask else "local",

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ from mptlab.sweeps.encode import KINDS
 from mptlab.sweeps.worker import Payload
 
 SWEEP_META = "sweep.json"
+#: The writer's lock file (Store.lock).
+LOCK = ".lock"
 PARTS = "parts"
 TABLES = ("runs", "flows", "links")
 TIMESERIES = "timeseries"
@@ -89,6 +92,39 @@ class Store:
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         self.remove_temp_files()
         write_text(self.root / SWEEP_META, json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+    def holds(self, meta: dict[str, Any]) -> bool:
+        """True when the folder already holds the sweep of the plan described by `meta`."""
+        if not (self.root / SWEEP_META).exists():
+            return False
+        return self.meta().get("fingerprint") == meta.get("fingerprint")
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the folder for one writer: a second sweep into it is refused at once instead of
+        computing every run again beside the first. An advisory `flock` on `.lock`, released by
+        the kernel when the holder exits, however it exits (SIGKILL included)."""
+        import fcntl
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / LOCK, "a+") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.seek(0)
+                holder = f.read().strip() or "another process"
+                raise StoreError(
+                    f"{self.root}: another sweep is writing to this folder ({holder}); wait for it "
+                    "to finish, or use another --out folder"
+                ) from None
+            f.truncate(0)
+            f.write(f"pid {os.getpid()}\n")
+            f.flush()
+            try:
+                yield
+            finally:
+                f.truncate(0)
+                fcntl.flock(f, fcntl.LOCK_UN)
 
     def write(self, payload: Payload) -> None:
         """Store one finished run. Its `runs` part is written last: until it exists, the run
