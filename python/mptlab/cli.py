@@ -53,6 +53,13 @@ out_console = Console()
 err_console = Console(stderr=True)
 
 
+def out_path(value: str) -> Path:
+    """An --out value: refused when empty (`--out ''` once wrote into the current folder)."""
+    if not value.strip():
+        raise typer.BadParameter("an empty path; give the folder (or file) to write")
+    return Path(value)
+
+
 def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
     """Print `error: <message>` on stderr (plain text, no markup) and exit."""
     print(f"error: {message}", file=sys.stderr, flush=True)
@@ -162,6 +169,7 @@ def run(
         typer.Option(
             "--out",
             "-o",
+            parser=out_path,
             metavar="DIR",
             help="Output folder (default: runs/<scenario name>-seed<seed>). "
             "Created only once the scenario is valid; existing files in it are replaced.",

@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mptlab.cli import EXIT_FAILED, WorkersOption, app, fail, out_console
+from mptlab.cli import out_path, EXIT_FAILED, WorkersOption, app, fail, out_console
 
 learn_app = typer.Typer(help="Train learned components of mptlab's algorithms.", no_args_is_help=True)
 app.add_typer(learn_app, name="learn")
@@ -31,7 +31,7 @@ app.add_typer(learn_app, name="learn")
     ),
 )
 def blp_threshold(
-    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output folder.")] = Path("runs/learn-blp"),
+    out: Annotated[Path, typer.Option("--out", "-o", parser=out_path, metavar="DIR", help="Output folder.")] = Path("runs/learn-blp"),
     conditions: Annotated[
         Optional[int], typer.Option("--conditions", "-c", min=2, help="Network conditions (default 400; --small: 40).")
     ] = None,

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from mptlab.cli import EXIT_FAILED, app, fail, out_console
+from mptlab.cli import out_path, EXIT_FAILED, app, fail, out_console
 from mptlab.cli_sweep import SweepDir
 
 TABLES = ("runs", "flows", "links", "timeseries")
@@ -59,7 +59,7 @@ def plot(
     ] = None,
     title: Annotated[Optional[str], typer.Option("--title", help="Figure title.")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="File name stem (default: KIND-Y-by-X).")] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output folder.")] = Path("figures"),
+    out: Annotated[Path, typer.Option("--out", "-o", parser=out_path, metavar="DIR", help="Output folder.")] = Path("figures"),
 ) -> None:
     """Draw one publication figure (PNG and SVG) from a sweep's results."""
     import duckdb
@@ -69,6 +69,8 @@ def plot(
 
     if kind not in KINDS:
         fail(f"--kind: unknown figure kind {kind!r} (valid: {', '.join(KINDS)})")
+    if name is not None and (not name.strip() or name in (".", "..") or any(c in name for c in "/\\\0")):
+        fail(f"--name: {name!r} is not a file name (no folders: the figures go into --out)")
     table = table or ("timeseries" if kind == "timeseries" else "runs")
     if table not in TABLES:
         fail(f"--table: unknown table {table!r} (valid: {', '.join(TABLES)})")
@@ -92,7 +94,7 @@ def plot(
             fig = draw(kind, frame, x=x, y=y, hue=hue, facet=facet, title=title, **opts)
     except ValueError as e:
         fail(str(e).replace("\n", " "))
-    stem = name or "-".join([kind, z or y] + (["by", x] if x else []))
+    stem = name or "-".join([kind, z or y] + (["by", x] if x else [])).replace("/", "_")
     try:
         paths = save(fig, out / stem)
     except OSError as e:
@@ -110,7 +112,7 @@ def plot(
 )
 def report(
     sweep_dir: SweepDir,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="FILE", help="Report file (default: SWEEP/report.html).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", parser=out_path, metavar="FILE", help="Report file (default: SWEEP/report.html).")] = None,
     open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
 ) -> None:
     """Write a self-contained HTML report of a sweep: plan, summary tables grouped by the

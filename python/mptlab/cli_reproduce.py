@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from mptlab.cli import EXIT_FAILED, DaskOption, WorkersOption, app, check_dask_address, fail, out_console, store_errors
+from mptlab.cli import out_path, EXIT_FAILED, DaskOption, WorkersOption, app, check_dask_address, fail, out_console, store_errors
 
 
 @app.command(
@@ -41,7 +41,7 @@ def reproduce(
         typer.Option("--runs", "-n", min=1, help="Runs (seeds 1..N) per configuration (default: seed001 30, the paper's; seed002 3, the paper's being 10)."),
     ] = None,
     out: Annotated[
-        Optional[Path], typer.Option("--out", "-o", metavar="DIR", help="Output folder (default: reproductions/STUDY).")
+        Optional[Path], typer.Option("--out", "-o", parser=out_path, metavar="DIR", help="Output folder (default: reproductions/STUDY).")
     ] = None,
     workers: WorkersOption = None,
     dask: DaskOption = None,

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from mptlab.cli import EXIT_FAILED, DaskOption, SetOption, WorkersOption, _overrides, app, check_dask_address, fail, out_console, store_errors
+from mptlab.cli import out_path, EXIT_FAILED, DaskOption, SetOption, WorkersOption, _overrides, app, check_dask_address, fail, out_console, store_errors
 
 SweepDir = Annotated[Path, typer.Argument(metavar="SWEEP", help="A sweep folder (the --out of mptlab sweep).")]
 
@@ -32,7 +32,7 @@ def sweep(
     plan: Annotated[str, typer.Argument(metavar="PLAN", help="Sweep plan TOML file.", show_default=False)],
     out: Annotated[
         Optional[Path],
-        typer.Option("--out", "-o", metavar="DIR", help="Sweep folder (default: sweeps/<plan name>)."),
+        typer.Option("--out", "-o", parser=out_path, metavar="DIR", help="Sweep folder (default: sweeps/<plan name>)."),
     ] = None,
     workers: WorkersOption = None,
     dask: DaskOption = None,

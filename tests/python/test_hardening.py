@@ -225,3 +225,17 @@ def test_rerunning_a_complete_sweep_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(Store, "write", refuse)
     again = run_sweep(plan, tmp_path / "s", workers=2)
     assert (again.total, again.skipped, again.ok, again.failed) == (4, 4, 0, 0)
+
+
+@pytest.mark.parametrize("command", [["run", str(QUICKSTART)], ["sweep", "plans/buffer-vs-cc.toml"], ["report", "x"]])
+def test_an_empty_out_is_refused_instead_of_writing_here(command, tmp_path):
+    _one_line_exit_2(run_cli(*command, "--out", "", cwd=tmp_path), "--out", "empty path")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["../../x", "a/b", "..", ""])
+def test_plot_names_cannot_leave_the_out_folder(store, name, tmp_path):
+    out = tmp_path / "figs"
+    r = run_cli("plot", str(store), "--kind", "bar", "--x", "cc", "--y", "goodput_mbps", "--out", out, "--name", name, cwd=tmp_path)
+    _one_line_exit_2(r, "--name")
+    assert list(tmp_path.iterdir()) == []
