@@ -83,14 +83,21 @@ def store_errors(what: str) -> Iterator[None]:
         fail(f"cannot write {what}: {e}", EXIT_FAILED)
 
 
-def check_dask_address(dask: str | None) -> None:
-    """Exit 2 with the reason when `--dask` is given an address that cannot be used."""
+def check_dask_address(dask: str | None, workers: int | None = None) -> None:
+    """Exit 2 with the reason, before anything is created, when `--dask` is given an address
+    that cannot be used (malformed, or a scheduler that does not answer), or together with
+    `--workers` (which sizes the local pool only)."""
     if dask is None:
         return
-    from mptlab.sweeps.backends import parse_dask_address
+    from mptlab.sweeps.backends import parse_dask_address, reach_scheduler
 
+    if workers is not None:
+        fail("--workers sizes the local process pool; with --dask give the workers in the address "
+             "(local:N) or start them on the cluster")
     try:
-        parse_dask_address(dask)
+        target, _ = parse_dask_address(dask)
+        if target != "local":
+            reach_scheduler(target)
     except ValueError as e:
         fail(str(e))
 

@@ -55,7 +55,7 @@ def reproduce(
     numbers, draw its figures and write a report comparing the two."""
     from mptlab.reproduce import ReproduceError, study as find_study
 
-    check_dask_address(dask)
+    check_dask_address(dask, workers)
     try:
         module = find_study(study)
     except ReproduceError as e:

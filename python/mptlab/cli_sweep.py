@@ -48,7 +48,7 @@ def sweep(
     """
     from mptlab.sweeps.plan import PlanError, load_plan
 
-    check_dask_address(dask)
+    check_dask_address(dask, workers)
     try:
         loaded = load_plan(Path(plan), _overrides(set_))
     except PlanError as e:

@@ -239,3 +239,21 @@ def test_plot_names_cannot_leave_the_out_folder(store, name, tmp_path):
     r = run_cli("plot", str(store), "--kind", "bar", "--x", "cc", "--y", "goodput_mbps", "--out", out, "--name", name, cwd=tmp_path)
     _one_line_exit_2(r, "--name")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unreachable_dask_scheduler_is_exit_2_before_anything_is_made(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on: bound, never listening
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        r = run_cli("sweep", "plans/buffer-vs-cc.toml", "--out", tmp_path / "s", "--dask", f"tcp://127.0.0.1:{port}", cwd=ROOT)
+    _one_line_exit_2(r, "cannot reach the scheduler")
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("command", [["sweep", "plans/buffer-vs-cc.toml"], ["reproduce", "seed002"]])
+def test_workers_with_dask_is_refused_instead_of_ignored(command, tmp_path):
+    r = run_cli(*command, "--out", tmp_path / "o", "--dask", "local:2", "-j", "2", cwd=ROOT)
+    _one_line_exit_2(r, "--workers", "--dask")
+    assert not (tmp_path / "o").exists()

@@ -43,6 +43,27 @@ def parse_dask_address(address: str) -> tuple[str, int | None]:
     return address, None
 
 
+def reach_scheduler(address: str, timeout_s: float = 5.0) -> None:
+    """Raise ValueError unless a TCP connection to the scheduler at `address` opens within
+    `timeout_s`: an unreachable address is bad input, said before any folder is made (it was
+    once reported as "cannot write to <folder>" after 30 s, the folder created)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if not host or not port:
+        raise ValueError(f"--dask {address!r}: expected host and port, as in tcp://host:8786")
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as e:
+        reason = "timed out" if isinstance(e, TimeoutError) else (e.strerror or str(e))
+        raise ValueError(f"--dask {address!r}: cannot reach the scheduler ({reason})") from None
+
+
 def run_local(tasks: Sequence[Task], workers: int) -> Iterator[Payload]:
     """Run `tasks` in a pool of `workers` forked processes."""
     if not tasks:
