@@ -60,16 +60,23 @@ pub fn load(
         raw.run.seed = seed;
     }
     let spec = resolve::run_spec(&raw)?;
+    bounds::check_spec(&spec)?;
     let canonical = serde_json::to_value(&raw).expect("the raw scenario serialises to JSON");
     Ok(Loaded { spec, canonical })
 }
 
 /// A TOML syntax error: key `<file>`, the reason with its line and column.
 fn syntax_error(text: &str, e: &toml::de::Error) -> ScenarioError {
-    let msg = e.message().trim();
+    // One line, as every refusal (the parser's message may span several).
+    let msg = e.message().split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
     let reason = match e.span() {
         Some(span) => {
-            let before = &text[..span.start.min(text.len())];
+            // The span is in bytes; back up to a character boundary before slicing.
+            let mut end = span.start.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let before = &text[..end];
             let line = before.matches('\n').count() + 1;
             let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
             format!("TOML syntax error at line {line}, column {col}: {msg}")

@@ -547,6 +547,12 @@ fn toml_syntax_errors_give_the_line() {
     let e = err_with("[run]\nduration = \"1s\nseed = 1\n", &[]);
     assert_err(&e, "<file>", "line 2");
     assert!(e.reason.contains("syntax"));
+    // Found by the scenario fuzzer: a cut-off table header gave a two-line message, and a span
+    // inside a multi-byte character panicked when slicing.
+    let e = err_with("[run]\nduration = \"1s\"\n[links.a\n", &[]);
+    assert!(!e.to_string().contains('\n') && e.reason.contains("line 3"), "{e}");
+    let e = err_with("[run]\nduration = \"1s\"\né = é\n", &[]);
+    assert!(!e.to_string().contains('\n') && e.reason.contains("line 3"), "{e}");
 }
 
 #[test]
