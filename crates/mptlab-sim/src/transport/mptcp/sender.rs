@@ -7,6 +7,12 @@
 //!   a join) the connection offers its next chunk to the scheduler with read-only path views
 //!   and places it where the scheduler says, until the scheduler waits, the data runs out or
 //!   the connection-level window is exhausted. Reinjected chunks go before new data.
+//! - With the `default` scheduler's kernel model (`sched/linger.rs`), a subflow may hold
+//!   data up to its autotuned send buffer, as Linux's push path fills `sk_wmem_queued` up to
+//!   `sk_sndbuf` (`__subflow_push_pending`): `PathView::can_queue` then means "memory free"
+//!   (`sk_stream_memory_free`), and `PathView::pacing_rate` is Linux's `sk_pacing_rate`
+//!   (`tcp_update_pacing_rate`). The send buffer follows the largest window the subflow has
+//!   had (`tcp_sndbuf_expand`; interpretation in `sched/linger.rs`).
 //! - Subflows run their own congestion control, RTT estimation and loss recovery; their receive
 //!   window is not used (RFC 8684 §3.3.4: flow control is connection-level, relative to
 //!   DATA_ACK), so the connection replaces it on every ACK before the subflow sees it.
@@ -27,9 +33,11 @@ use super::config::MptcpConfig;
 use super::mapping::{Mapping, Mappings};
 use crate::cc::{AnyCc, CongestionControl, SubflowCcView};
 use crate::metrics::LogHistogram;
+use crate::sched::linger::{autotuned_sndbuf, wmem_queued};
 use crate::sched::{AnyScheduler, ConnView, Decision, PathView, Scheduler};
 use crate::transport::segment::TcpHeader;
 use crate::transport::tcp::{TcpConfig, TcpSender};
+use mptlab_engine::time::SECOND;
 use mptlab_engine::Time;
 use std::collections::VecDeque;
 
@@ -84,6 +92,9 @@ pub struct Subflow {
     /// Subflow sequence up to which this subflow's data has been reinjected already.
     reinjected_to: u64,
     last_penalty: Option<Time>,
+    /// Largest congestion window (bytes) this incarnation has had: sizes its send buffer in
+    /// the kernel model (`tcp_sndbuf_expand`).
+    max_cwnd: u64,
     pub stats: SubflowStats,
 }
 
@@ -106,6 +117,8 @@ pub struct MptcpSender {
     sched: AnyScheduler,
     /// The scheduler may place a chunk on a path without window space (it queues there).
     may_queue: bool,
+    /// The `default` scheduler's kernel model: subflows hold up to their send buffer.
+    kernel: bool,
     /// The scheduler always picks a path when exactly one can send now (it never waits and
     /// keeps no state that the choice would change): then it need not be asked.
     picks_only_choice: bool,
@@ -149,6 +162,8 @@ impl MptcpSender {
         tcp.send_buffer = SUBFLOW_WINDOW;
         tcp.recv_buffer = SUBFLOW_WINDOW;
         let coupled = ccs.first().is_some_and(|c| c.coupled_view().is_some());
+        let kernel = matches!(&sched, AnyScheduler::Linger(l) if l.kernel());
+        let may_queue = may_queue || kernel;
         let n = ccs.len();
         let subs = ccs
             .into_iter()
@@ -164,6 +179,7 @@ impl MptcpSender {
                 rtos_seen: 0,
                 reinjected_to: 0,
                 last_penalty: None,
+                max_cwnd: 0,
                 stats: SubflowStats::default(),
             })
             .collect();
@@ -174,6 +190,7 @@ impl MptcpSender {
             subs,
             sched,
             may_queue,
+            kernel,
             picks_only_choice: picks_only_choice && !may_queue,
             coupled,
             touched: 0,
@@ -310,6 +327,7 @@ impl MptcpSender {
         s.rtos_seen = 0;
         s.reinjected_to = 0;
         s.last_penalty = None;
+        s.max_cwnd = 0;
         let epoch = s.epoch;
         self.push(now, out);
         epoch
@@ -341,6 +359,7 @@ impl MptcpSender {
         let s = &mut self.subs[i];
         s.snd.on_ack(now, h, &mut self.tmp);
         let una = s.snd.snd_una();
+        s.max_cwnd = s.max_cwnd.max(s.snd.cwnd());
         if una > una_before {
             s.pf = false;
             s.map.release_below(una);
@@ -476,14 +495,14 @@ impl MptcpSender {
                 id: i,
                 usable,
                 has_space: usable && snd.has_space(),
-                can_queue: usable && snd.queued() < QUEUE_LIMIT_SEGMENTS * mss,
+                can_queue: usable && if self.kernel { memory_free(s, self.tcp.mss) } else { snd.queued() < QUEUE_LIMIT_SEGMENTS * mss },
                 srtt: rtt.srtt().unwrap_or(0),
                 rttvar: rtt.rttvar(),
                 min_rtt: if rtt.srtt().is_some() { rtt.min_rtt() } else { 0 },
                 cwnd: snd.cwnd(),
                 in_flight: snd.in_flight(),
                 queued: snd.queued(),
-                pacing_rate: snd.rate_estimate(),
+                pacing_rate: if self.kernel { linux_pacing_rate(snd) } else { snd.rate_estimate() },
                 mss: self.tcp.mss,
                 priority: s.priority,
                 backup: s.backup,
@@ -544,7 +563,16 @@ impl MptcpSender {
     #[inline]
     fn placeable(&self, i: usize) -> bool {
         let mss = self.tcp.mss as u64;
+        if self.kernel {
+            return self.subs.get(i).is_some_and(|s| s_usable(s) && memory_free(s, self.tcp.mss));
+        }
         self.subs.get(i).is_some_and(|s| s_usable(s) && (s.snd.has_space() || s.snd.queued() < QUEUE_LIMIT_SEGMENTS * mss))
+    }
+
+    /// Subflow `i`'s send buffer in the kernel model (`sk_sndbuf`, bytes of truesize).
+    pub fn subflow_sndbuf(&self, i: usize) -> u64 {
+        let mss = self.tcp.mss;
+        autotuned_sndbuf(self.subs[i].max_cwnd / mss.max(1) as u64, mss)
     }
 
     /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can.
@@ -674,6 +702,28 @@ impl MptcpSender {
             s.snd.penalize(now);
         }
     }
+}
+
+/// Linux `sk_stream_memory_free` for a subflow in the kernel model: `sk_wmem_queued` (the data
+/// written to it and not cumulatively acknowledged, with skb overhead) below `sk_sndbuf`
+/// (`tcp_sndbuf_expand` of the largest window it has had).
+#[inline]
+fn memory_free(s: &Subflow, mss: u32) -> bool {
+    let held = s.snd.write_end().saturating_sub(s.snd.snd_una());
+    wmem_queued(held, mss) < autotuned_sndbuf(s.max_cwnd.max(s.snd.cwnd()) / mss.max(1) as u64, mss)
+}
+
+/// Linux `sk_pacing_rate` (`tcp_update_pacing_rate`): the controller's pacing rate if it has
+/// one, else max(cwnd, in flight) / SRTT × 200 % while cwnd < ssthresh / 2, × 120 % after;
+/// 0 without an RTT sample.
+fn linux_pacing_rate(snd: &TcpSender) -> u64 {
+    if let Some(r) = snd.cc().pacing_rate() {
+        return r;
+    }
+    let Some(srtt) = snd.rtt().srtt().filter(|&s| s > 0) else { return 0 };
+    let cwnd = snd.cwnd();
+    let ratio: u128 = if cwnd < snd.ssthresh() / 2 { 200 } else { 120 };
+    (cwnd.max(snd.in_flight()) as u128 * ratio * SECOND as u128 / (100 * srtt as u128)) as u64
 }
 
 #[inline]
