@@ -58,11 +58,12 @@ fn transfer(sched: &str) -> Ending {
 
 /// The kernel's pathology on unbalanced paths (issue 17 §5), as far as the kernel model shows
 /// it: near the end the fast subflow has nothing left while the slow one still holds data the
-/// push path gave it by linger time (at most about one 64 KB burst), so the transfer ends after
-/// MinRTT's and after the earlier window-limited model's, which both keep the slow subflow's
-/// share to what its window sends at once. The kernel was reported to leave hundreds of KB
-/// unsent on the slow subflow and finish 5–12 % later than mptlab; this model leaves tens of KB
-/// and finishes 0.6 % later (docs/schedulers.md, "default": what is still missing).
+/// push path gave it by linger time, so the transfer ends after MinRTT's and after the earlier
+/// window-limited model's, which both keep the slow subflow's share to what its window sends at
+/// once. Measured: 10.907 s against 10.824 s (+0.8 %), the slow subflow holding 27 KB when the
+/// fast one runs dry 75 ms before the end. Linux 6.18 on this machine took 11.22–11.58 s in
+/// network namespaces; most of that gap is the first second (the kernel's subflows leave slow
+/// start early), not the scheduler (docs/schedulers.md, "default").
 #[test]
 fn default_leaves_data_queued_on_the_slow_subflow_while_the_fast_one_idles() {
     let cases = ["scheduler = \"default\"", "scheduler = \"minrtt\"", "scheduler = \"default\"\nscheduler_options = { kernel = false }"];
@@ -89,9 +90,34 @@ fn default_leaves_data_queued_on_the_slow_subflow_while_the_fast_one_idles() {
     for other in [minrtt, window] {
         assert!(other.slow_held < kernel.slow_held, "{other:?} vs kernel {kernel:?}");
     }
-    // The slow subflow's send buffer grew with its window beyond the 87 040 B of ten segments.
-    assert!(kernel.slow_sndbuf > 87_040, "{kernel:?}");
+    // The slow subflow's send buffer grew with its window beyond the 46 080 B of ten segments.
+    assert!(kernel.slow_sndbuf > 46_080, "{kernel:?}");
     assert!(kernel.done > minrtt.done, "kernel {kernel:?} vs minrtt {minrtt:?}");
     assert!(kernel.done > window.done, "kernel {kernel:?} vs window model {window:?}");
     println!("kernel model / minrtt completion: {:.4}", kernel.done / minrtt.done);
+}
+
+/// Linux's connection-level send buffer (`__mptcp_sync_sndbuf`: `tcp_wmem[0]` + the subflows'
+/// `sk_sndbuf`) bounds the data sent and not yet DATA_ACKed, and on these paths it is what
+/// binds: data on the fast path waits for its DATA_ACK behind data still queued on the slow
+/// one.
+#[test]
+fn default_holds_unacknowledged_data_to_the_sum_of_the_subflow_send_buffers() {
+    let flow = format!("cc = \"cubic\"\nscheduler = \"default\"\napp = {{ kind = \"file\", size = \"{SIZE}B\" }}");
+    let toml = two_path_scenario("mptcp", "10Mbps", "0ms", "3Mbps", "0ms", &flow, "30s").replace(r#"limit = "1bdp""#, r#"limit = "100ms""#);
+    let (mut sim, _) = build(&toml, None);
+    let (mut at_limit, mut samples) = (0, 0);
+    while sim.flows[0].metrics.completion.is_none() && !sim.is_done() {
+        let t = sim.now() + STEP;
+        sim.advance(t);
+        let snd = sender(&sim);
+        let limit = 4096 + snd.subflow_sndbuf(0) + snd.subflow_sndbuf(1);
+        let unacked = snd.data_nxt() - snd.data_una();
+        assert!(unacked <= limit, "at {} ns: {unacked} B unacknowledged > {limit} B", sim.now());
+        samples += 1;
+        at_limit += (unacked + 1432 > limit) as u32;
+    }
+    println!("{at_limit} of {samples} samples within one segment of the limit");
+    // Measured: 2 833 of 5 454 samples (52 %); it must bind for a good part of the transfer.
+    assert!(at_limit * 3 > samples, "the limit binds in over a third of the samples: {at_limit} of {samples}");
 }

@@ -9,7 +9,7 @@ use super::minrtt::MinRtt;
 use super::otias::Otias;
 use super::redundant::Redundant;
 use super::roundrobin::{RoundRobin, RoundRobinConfig};
-use super::{ConnView, Decision, PathView, SchedConfig, Scheduler};
+use super::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
 use crate::cc::options::OptValue;
 use crate::cc::registry::{names, SCHEDULERS};
 use mptlab_engine::time::MILLISECOND;
@@ -152,12 +152,33 @@ fn default_considers_a_path_without_a_rate_estimate_by_its_window_only() {
     let mut s = Linger::new(&WINDOW_MODEL);
     assert_eq!(s.select(&conn(), &paths), Decision::Send(1));
     // The kernel model likewise: no rate yet is Linux's initial "unlimited" rate.
-    let mut k = Linger::new(&LingerConfig::default());
+    let mut k = kernel_linger();
     assert_eq!(k.select(&conn(), &paths), Decision::Send(1));
 }
 
 // The kernel model (`kernel = true`, the default): Linux 6.18 `mptcp_subflow_get_send` and
 // `__subflow_push_pending`. `can_queue` is "send buffer not full" (`sk_stream_memory_free`).
+
+/// `default` as MPTCP uses it (send buffers enabled).
+fn kernel_linger() -> Linger {
+    let mut s = Linger::new(&LingerConfig::default());
+    s.enable_send_buffers();
+    assert!(s.kernel());
+    s
+}
+
+#[test]
+fn default_without_send_buffers_is_the_window_model() {
+    // Multipath QUIC builds `default` without enabling send buffers: it must not wait for
+    // `can_queue`, which QUIC never sets.
+    let mut p0 = holding(path(0, 10, 100), 50_000, 0, 1_000_000);
+    p0.can_queue = false;
+    let paths = [p0, holding(path(1, 10, 100), 60_000, 0, 1_000_000)];
+    let mut s = Linger::new(&LingerConfig::default());
+    assert!(!s.kernel());
+    assert_eq!(s.select(&at(1), &paths), Decision::Send(0));
+    assert_eq!(kernel_linger().select(&at(1), &paths), Decision::Wait);
+}
 
 fn at(now_ms: u64) -> ConnView {
     ConnView { now: now_ms * MS, ..conn() }
@@ -170,7 +191,7 @@ fn default_kernel_sends_on_the_lowest_linger_path_whatever_its_window() {
     let mut lowest = holding(path(1, 20, 100), 20_000, 5_000, 1_000_000);
     lowest.has_space = false;
     let paths = [holding(path(0, 10, 100), 50_000, 0, 1_000_000), lowest];
-    assert_eq!(Linger::new(&LingerConfig::default()).select(&at(1), &paths), Decision::Send(1));
+    assert_eq!(kernel_linger().select(&at(1), &paths), Decision::Send(1));
     // The window model chooses among paths with space only.
     assert_eq!(Linger::new(&WINDOW_MODEL).select(&at(1), &paths), Decision::Send(0));
 }
@@ -182,7 +203,7 @@ fn default_kernel_waits_when_the_lowest_linger_path_has_a_full_send_buffer() {
     let mut lowest = holding(path(1, 20, 100), 20_000, 5_000, 1_000_000);
     lowest.can_queue = false;
     let paths = [holding(path(0, 10, 100), 50_000, 0, 1_000_000), lowest];
-    assert_eq!(Linger::new(&LingerConfig::default()).select(&at(1), &paths), Decision::Wait);
+    assert_eq!(kernel_linger().select(&at(1), &paths), Decision::Wait);
 }
 
 #[test]
@@ -194,7 +215,7 @@ fn default_kernel_ranks_by_wmem_over_the_smoothed_rate_and_smooths_per_burst() {
     let l0 = ((wmem_queued(14_600, mss) as u128) << 32) / 1_000_000;
     let l1 = ((wmem_queued(29_200, mss) as u128) << 32) / 4_000_000;
     assert!(l1 < l0);
-    let mut s = Linger::new(&LingerConfig::default());
+    let mut s = kernel_linger();
     assert_eq!(s.select(&at(1), &[p0, p1]), Decision::Send(1));
     // First look: avg_pacing_rate = sk_pacing_rate; the pick then smooths path 1's:
     // (avg · wmem + rate · burst) / (burst + wmem), burst = 65 428, here with the same rate.
@@ -217,7 +238,7 @@ fn default_kernel_keeps_pushing_one_burst_to_the_picked_path() {
     let p1 = holding(path(1, 10, 100), 1_000, 0, 1_000_000);
     let mut p0_full = p0;
     p0_full.queued = 40_000;
-    let mut s = Linger::new(&LingerConfig::default());
+    let mut s = kernel_linger();
     // Path 0 holds nothing: picked. Although path 1 ranks first after the first chunk, path 0
     // keeps the chunks until MPTCP_SEND_BURST_SIZE bytes are placed: ceil(65 428 / 1 460) = 45.
     let views = |n: usize| if n == 0 { [p0, p1] } else { [p0_full, p1] };
@@ -236,18 +257,18 @@ fn default_kernel_burst_ends_with_the_send_buffer_the_instant_or_the_window() {
     let mut p0_busy = holding(path(0, 10, 100), 90_000, 0, 1_000_000);
     let p1 = holding(path(1, 10, 100), 1_000, 0, 1_000_000);
     // The send buffer fills: the burst stops and the next pick is fresh (path 1).
-    let mut s = Linger::new(&LingerConfig::default());
+    let mut s = kernel_linger();
     assert_eq!(s.select(&at(1), &[p0, p1]), Decision::Send(0));
     p0_busy.can_queue = false;
     assert_eq!(s.select(&at(1), &[p0_busy, p1]), Decision::Send(1));
     // A later instant is a new push: fresh pick (path 1 now holds less).
-    let mut s = Linger::new(&LingerConfig::default());
+    let mut s = kernel_linger();
     assert_eq!(s.select(&at(1), &[p0, p1]), Decision::Send(0));
     p0_busy.can_queue = true;
     assert_eq!(s.select(&at(2), &[p0_busy, p1]), Decision::Send(1));
     // The burst is at most what the connection-level window allows (wnd_end - snd_nxt): with
     // 3 000 B of window, ceil(3 000 / 1 460) = 3 chunks, then a fresh pick.
-    let mut s = Linger::new(&LingerConfig::default());
+    let mut s = kernel_linger();
     let narrow = ConnView { window_space: 3_000, ..at(1) };
     assert_eq!(s.select(&narrow, &[p0, p1]), Decision::Send(0));
     assert_eq!(s.select(&narrow, &[p0_busy, p1]), Decision::Send(0));
@@ -257,15 +278,17 @@ fn default_kernel_burst_ends_with_the_send_buffer_the_instant_or_the_window() {
 
 #[test]
 fn default_kernel_send_buffer_and_wmem_follow_linux_sizes() {
-    // tcp_sndbuf_expand: 2 · max(10, cwnd) · per_mss, per_mss = 4096 + 256 for a 1432–1460 B MSS.
-    assert_eq!(autotuned_sndbuf(0, 1432), 2 * 10 * 4352);
-    assert_eq!(autotuned_sndbuf(10, 1460), 87_040);
-    assert_eq!(autotuned_sndbuf(40, 1460), 348_160);
+    // tcp_sndbuf_expand: 2 · max(10, cwnd) · per_mss, per_mss = 2048 + 256 for a 1432–1460 B
+    // MSS (as measured on Linux 6.18: sk_sndbuf = 4 608 · cwnd).
+    assert_eq!(autotuned_sndbuf(0, 1432), 2 * 10 * 2304);
+    assert_eq!(autotuned_sndbuf(10, 1460), 46_080);
+    assert_eq!(autotuned_sndbuf(88, 1460), 405_504, "the measured tb at cwnd 88");
+    assert_eq!(autotuned_sndbuf(27, 1432), 124_416, "the measured tb at cwnd 27");
     assert_eq!(autotuned_sndbuf(10_000, 1460), 4 << 20, "capped at tcp_wmem[2]");
-    // Payload plus 640 B of skb truesize per segment.
+    // Payload plus 160 B of skb truesize per segment.
     assert_eq!(wmem_queued(0, 1432), 0);
-    assert_eq!(wmem_queued(2 * 1432, 1432), 2 * 1432 + 2 * 640);
-    assert_eq!(wmem_queued(1433, 1432), 1433 + 2 * 640);
+    assert_eq!(wmem_queued(2 * 1432, 1432), 2 * 1432 + 2 * 160);
+    assert_eq!(wmem_queued(1433, 1432), 1433 + 2 * 160);
 }
 
 #[test]
@@ -273,7 +296,7 @@ fn default_kernel_uses_backups_only_when_no_regular_path_is_active() {
     let mut backup = holding(path(0, 5, 100), 0, 0, 10_000_000);
     backup.backup = true;
     let regular = holding(path(1, 50, 100), 500_000, 0, 100_000);
-    let mut s = Linger::new(&LingerConfig::default());
+    let mut s = kernel_linger();
     assert_eq!(s.select(&at(1), &[backup, regular]), Decision::Send(1));
     let mut gone = regular;
     gone.usable = false;
@@ -777,6 +800,9 @@ fn every_scheduler_names_only_usable_paths_that_can_take_the_chunk() {
     for (k, cfg) in every_config().iter().enumerate() {
         let mut r = rng(100 + k as u64);
         let mut s = cfg.build();
+        if let AnyScheduler::Linger(l) = &mut s {
+            l.enable_send_buffers(); // as MPTCP does
+        }
         let (mut now, mut sent, mut held_back) = (0, 0, 0);
         for step in 0..30_000 {
             now += below(&mut r, 20 * MS);
@@ -808,6 +834,9 @@ fn every_scheduler_waits_when_no_path_is_usable() {
     for (k, cfg) in every_config().iter().enumerate() {
         let mut r = rng(200 + k as u64);
         let mut s = cfg.build();
+        if let AnyScheduler::Linger(l) = &mut s {
+            l.enable_send_buffers();
+        }
         for _ in 0..2_000 {
             let (conn, mut paths) = random_view(&mut r, 0);
             for p in &mut paths {

@@ -43,6 +43,9 @@ use std::collections::VecDeque;
 
 /// The window a subflow sees in every ACK: never the limit (flow control is connection-level).
 const SUBFLOW_WINDOW: u64 = u64::MAX / 4;
+/// Linux `tcp_wmem[0]` and `tcp_wmem[1]` defaults (kernel model of the `default` scheduler).
+const TCP_WMEM_MIN: u64 = 4096;
+const TCP_WMEM_DEFAULT: u64 = 16_384;
 /// Bytes that may wait in a subflow's own queue beyond its window (schedulers that queue).
 const QUEUE_LIMIT_SEGMENTS: u64 = 2;
 
@@ -162,6 +165,10 @@ impl MptcpSender {
         tcp.send_buffer = SUBFLOW_WINDOW;
         tcp.recv_buffer = SUBFLOW_WINDOW;
         let coupled = ccs.first().is_some_and(|c| c.coupled_view().is_some());
+        let mut sched = sched;
+        if let AnyScheduler::Linger(l) = &mut sched {
+            l.enable_send_buffers();
+        }
         let kernel = matches!(&sched, AnyScheduler::Linger(l) if l.kernel());
         let may_queue = may_queue || kernel;
         let n = ccs.len();
@@ -229,7 +236,7 @@ impl MptcpSender {
         if self.unlimited {
             return 0;
         }
-        self.cfg.send_buffer.saturating_sub(self.write_end - self.data_una)
+        self.send_buffer().saturating_sub(self.write_end - self.data_una)
     }
 
     /// Queue up to `bytes`; returns how many the connection-level send buffer took.
@@ -480,7 +487,7 @@ impl MptcpSender {
 
     #[inline]
     fn data_limit(&self) -> u64 {
-        let cap = self.data_una + self.cfg.send_buffer;
+        let cap = self.data_una + self.send_buffer();
         if self.unlimited { cap } else { self.write_end.min(cap) }
     }
 
@@ -532,7 +539,7 @@ impl MptcpSender {
             unsent: buffered + self.reinject.iter().map(|c| c.1 as u64).sum::<u64>(),
             window_space,
             unacked: self.data_nxt - self.data_una,
-            send_buffer: self.cfg.send_buffer,
+            send_buffer: self.send_buffer(),
             chunk,
         }
     }
@@ -567,6 +574,31 @@ impl MptcpSender {
             return self.subs.get(i).is_some_and(|s| s_usable(s) && memory_free(s, self.tcp.mss));
         }
         self.subs.get(i).is_some_and(|s| s_usable(s) && (s.snd.has_space() || s.snd.queued() < QUEUE_LIMIT_SEGMENTS * mss))
+    }
+
+    /// The connection-level send buffer: `mptcp.send_buffer`, and in the kernel model at most
+    /// Linux's msk `sk_sndbuf` (`__mptcp_sync_sndbuf`: `tcp_wmem[0]` + the sum of the subflows'
+    /// `sk_sndbuf`), which `mptcp_sendmsg` (`mptcp_send_limit`) holds the application's unacked
+    /// data to. The msk charges each byte once, until its DATA_ACK (`__mptcp_clean_una`), with a
+    /// negligible per-fragment overhead (not modelled). A subflow not yet established counts
+    /// with `tcp_wmem[1]` (16 KiB), one not opened or closed with nothing.
+    #[inline]
+    fn send_buffer(&self) -> u64 {
+        if !self.kernel {
+            return self.cfg.send_buffer;
+        }
+        let subs: u64 = self
+            .subs
+            .iter()
+            .map(|s| match s.state {
+                SubState::Active if s.snd.is_established() => {
+                    autotuned_sndbuf(s.max_cwnd.max(s.snd.cwnd()) / self.tcp.mss.max(1) as u64, self.tcp.mss)
+                }
+                SubState::Active => TCP_WMEM_DEFAULT,
+                _ => 0,
+            })
+            .sum();
+        self.cfg.send_buffer.min(TCP_WMEM_MIN + subs)
     }
 
     /// Subflow `i`'s send buffer in the kernel model (`sk_sndbuf`, bytes of truesize).
