@@ -60,8 +60,8 @@
 //!   is free. Linux starts every push call with a fresh pick; here a push is a run of asks at one
 //!   instant, so a burst never outlives the simulated instant it began in (two pushes at the very
 //!   same nanosecond share one burst: a departure too small to matter).
-//! - The linger comparison uses 128-bit integer division of `wmem · 2^32` as the kernel does
-//!   (`div_u64`), ties to the lower id (the kernel keeps the first subflow of its list on ties,
+//! - The linger comparison uses the kernel's integer division of `wmem · 2^32` (`div_u64`; wmem
+//!   saturates at 2^32 − 1, far above any send buffer), ties to the lower id (the kernel keeps the first subflow of its list on ties,
 //!   the list being in join order = id order).
 //! - Reinjection (`mptcp_subflow_get_retrans`) is not part of this scheduler: the connection
 //!   reinjects on RTO (`transport/mptcp/sender.rs`) and asks the same scheduler where to send.
@@ -177,6 +177,23 @@ impl Linger {
         self.avg_rate.get(id).copied().unwrap_or(0)
     }
 
+    /// The path of the burst under way at `now`, if it has bytes left: when that path is still
+    /// eligible and its send buffer has room, `select` would name it again without looking at
+    /// the other paths, so the connection may place the next chunk there without building views
+    /// (and then calls `take_from_burst`). Same decisions, less work.
+    #[inline]
+    pub fn burst_path(&self, now: Time) -> Option<usize> {
+        self.burst.filter(|b| b.at == now && b.left > 0).map(|b| b.path)
+    }
+
+    /// A chunk of `chunk` bytes went to the burst's path without a `select`.
+    #[inline]
+    pub fn take_from_burst(&mut self, chunk: u32) {
+        if let Some(b) = &mut self.burst {
+            b.left = b.left.saturating_sub(chunk as u64);
+        }
+    }
+
     fn select_kernel(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision {
         if self.avg_rate.len() < paths.len() {
             self.avg_rate.resize(paths.len(), 0);
@@ -190,13 +207,15 @@ impl Linger {
         }
         self.burst = None;
         // `mptcp_subflow_get_send`.
-        let mut best: Option<(u128, usize)> = None;
+        let mut best: Option<(u64, usize)> = None;
         for p in eligible(paths) {
             let avg = &mut self.avg_rate[p.id];
             if *avg == 0 {
                 *avg = p.pacing_rate;
             }
-            let linger = if *avg == 0 { 0 } else { ((wmem_queued(p.queued + p.in_flight, p.mss) as u128) << 32) / *avg as u128 };
+            // `div_u64(wmem << 32, pace)`: wmem stays below 2^32 here (send buffers ≤ 4 MiB);
+            // larger views saturate.
+            let linger = (wmem_queued(p.queued + p.in_flight, p.mss).min(u32::MAX as u64) << 32).checked_div(*avg).unwrap_or(0);
             if best.is_none_or(|(l, _)| linger < l) {
                 best = Some((linger, p.id));
             }

@@ -122,6 +122,9 @@ pub struct MptcpSender {
     may_queue: bool,
     /// The `default` scheduler's kernel model: subflows hold up to their send buffer.
     kernel: bool,
+    /// Kernel model: the connection's send buffer (`send_buffer`), kept up to date by
+    /// `refresh_msk_sndbuf`.
+    msk_sndbuf: u64,
     /// The scheduler always picks a path when exactly one can send now (it never waits and
     /// keeps no state that the choice would change): then it need not be asked.
     picks_only_choice: bool,
@@ -198,6 +201,7 @@ impl MptcpSender {
             sched,
             may_queue,
             kernel,
+            msk_sndbuf: TCP_WMEM_MIN,
             picks_only_choice: picks_only_choice && !may_queue,
             coupled,
             touched: 0,
@@ -313,6 +317,7 @@ impl MptcpSender {
         s.stats.opened += 1;
         self.tmp.clear();
         s.snd.start(now, &mut self.tmp);
+        self.refresh_msk_sndbuf();
         self.flush(i, out);
         if self.subs[i].snd.is_established() {
             self.push(now, out);
@@ -336,6 +341,7 @@ impl MptcpSender {
         s.last_penalty = None;
         s.max_cwnd = 0;
         let epoch = s.epoch;
+        self.refresh_msk_sndbuf();
         self.push(now, out);
         epoch
     }
@@ -360,6 +366,7 @@ impl MptcpSender {
         }
         let was_established = s.snd.is_established();
         let una_before = s.snd.snd_una();
+        let max_before = s.max_cwnd;
         self.on_data_ack(now, h.dss, h.wnd);
         self.couple(i);
         self.tmp.clear();
@@ -367,11 +374,15 @@ impl MptcpSender {
         s.snd.on_ack(now, h, &mut self.tmp);
         let una = s.snd.snd_una();
         s.max_cwnd = s.max_cwnd.max(s.snd.cwnd());
+        let grew = s.max_cwnd > max_before || !was_established;
         if una > una_before {
             s.pf = false;
             s.map.release_below(una);
         }
         let established_now = !was_established && s.snd.is_established();
+        if grew {
+            self.refresh_msk_sndbuf();
+        }
         self.flush(i, out);
         if established_now && self.stats.established_at.is_none() {
             self.stats.established_at = Some(now);
@@ -548,6 +559,9 @@ impl MptcpSender {
     /// when exactly path i can and the scheduler would pick it; None when it must be asked.
     #[inline]
     fn only_choice(&self) -> Option<Option<usize>> {
+        if self.kernel {
+            return self.kernel_all_full();
+        }
         if self.may_queue {
             return None;
         }
@@ -564,6 +578,35 @@ impl MptcpSender {
             None => Some(None),
             Some(i) => Some(Some(i)),
         }
+    }
+
+    /// Kernel model: Some(None) when no usable subflow's send buffer has room and the scheduler
+    /// has already looked at every usable subflow (its smoothed rate is set): whichever it
+    /// picked, it would return Wait and change nothing. None: it must be asked.
+    #[inline]
+    fn kernel_all_full(&self) -> Option<Option<usize>> {
+        let AnyScheduler::Linger(l) = &self.sched else { return None };
+        for (i, s) in self.subs.iter().enumerate() {
+            if s_usable(s) && (l.avg_rate(i) == 0 || memory_free(s, self.tcp.mss)) {
+                return None;
+            }
+        }
+        Some(None)
+    }
+
+    /// Kernel model: the path of the `default` scheduler's burst under way, if it may take the
+    /// next chunk (usable, not a backup while a regular subflow is usable, send buffer not
+    /// full): the scheduler would name it again (`Linger::burst_path`).
+    #[inline]
+    fn burst_continues(&self, now: Time) -> Option<usize> {
+        if !self.kernel {
+            return None;
+        }
+        let AnyScheduler::Linger(l) = &self.sched else { return None };
+        let i = l.burst_path(now)?;
+        let s = self.subs.get(i)?;
+        let backup_excluded = s.backup && self.subs.iter().any(|o| s_usable(o) && !o.backup);
+        (s_usable(s) && !backup_excluded && memory_free(s, self.tcp.mss)).then_some(i)
     }
 
     /// Can the connection place a chunk on path `i` now?
@@ -584,21 +627,25 @@ impl MptcpSender {
     /// with `tcp_wmem[1]` (16 KiB), one not opened or closed with nothing.
     #[inline]
     fn send_buffer(&self) -> u64 {
+        if self.kernel { self.msk_sndbuf } else { self.cfg.send_buffer }
+    }
+
+    /// Recompute `msk_sndbuf` (kernel model) after what it depends on may have changed: a
+    /// subflow's largest window (on its ACKs), its establishment, opening or closing.
+    fn refresh_msk_sndbuf(&mut self) {
         if !self.kernel {
-            return self.cfg.send_buffer;
+            return;
         }
         let subs: u64 = self
             .subs
             .iter()
             .map(|s| match s.state {
-                SubState::Active if s.snd.is_established() => {
-                    autotuned_sndbuf(s.max_cwnd.max(s.snd.cwnd()) / self.tcp.mss.max(1) as u64, self.tcp.mss)
-                }
+                SubState::Active if s.snd.is_established() => autotuned_sndbuf(s.max_cwnd / self.tcp.mss.max(1) as u64, self.tcp.mss),
                 SubState::Active => TCP_WMEM_DEFAULT,
                 _ => 0,
             })
             .sum();
-        self.cfg.send_buffer.min(TCP_WMEM_MIN + subs)
+        self.msk_sndbuf = self.cfg.send_buffer.min(TCP_WMEM_MIN + subs);
     }
 
     /// Subflow `i`'s send buffer in the kernel model (`sk_sndbuf`, bytes of truesize).
@@ -642,7 +689,14 @@ impl MptcpSender {
                 }
                 (self.data_nxt, avail.min(mss).min(space) as u32, false)
             };
+            let burst = self.burst_continues(now);
             let (decision, known_placeable) = match self.only_choice() {
+                _ if burst.is_some() => {
+                    if let AnyScheduler::Linger(l) = &mut self.sched {
+                        l.take_from_burst(len);
+                    }
+                    (Decision::Send(burst.unwrap_or_default()), true)
+                }
                 Some(None) => break, // nothing can take the chunk now: no need to ask
                 Some(Some(i)) => (Decision::Send(i), true),
                 None => {
@@ -742,7 +796,7 @@ impl MptcpSender {
 #[inline]
 fn memory_free(s: &Subflow, mss: u32) -> bool {
     let held = s.snd.write_end().saturating_sub(s.snd.snd_una());
-    wmem_queued(held, mss) < autotuned_sndbuf(s.max_cwnd.max(s.snd.cwnd()) / mss.max(1) as u64, mss)
+    wmem_queued(held, mss) < autotuned_sndbuf(s.max_cwnd / mss.max(1) as u64, mss)
 }
 
 /// Linux `sk_pacing_rate` (`tcp_update_pacing_rate`): the controller's pacing rate if it has
