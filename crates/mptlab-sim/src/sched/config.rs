@@ -128,11 +128,12 @@ impl SchedConfig {
     }
 
     /// Whether this scheduler may name a path without space that can queue the chunk (OTIAS,
-    /// `default` with `queue = true`); the others name only paths with `has_space`.
+    /// `default` in its kernel model or with `queue = true`); the others name only paths with
+    /// `has_space`.
     pub fn may_queue(&self) -> bool {
         match self {
             SchedConfig::Otias => true,
-            SchedConfig::Default(c) => c.queue,
+            SchedConfig::Default(c) => c.kernel || c.queue,
             _ => false,
         }
     }

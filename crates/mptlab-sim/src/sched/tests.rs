@@ -4,12 +4,12 @@
 use super::blest::{Blest, BlestConfig};
 use super::cpf::{Cpf, CpfConfig};
 use super::ecf::{Ecf, EcfConfig};
-use super::linger::{Linger, LingerConfig};
+use super::linger::{autotuned_sndbuf, wmem_queued, Linger, LingerConfig, SEND_BURST_SIZE};
 use super::minrtt::MinRtt;
 use super::otias::Otias;
 use super::redundant::Redundant;
 use super::roundrobin::{RoundRobin, RoundRobinConfig};
-use super::{ConnView, Decision, PathView, SchedConfig, Scheduler};
+use super::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
 use crate::cc::options::OptValue;
 use crate::cc::registry::{names, SCHEDULERS};
 use mptlab_engine::time::MILLISECOND;
@@ -104,6 +104,9 @@ fn minrtt_never_uses_an_unusable_path() {
 
 // ---------------------------------------------------------------- default (linger time)
 
+/// The earlier model (`kernel = false`): lowest linger time among paths with window space.
+const WINDOW_MODEL: LingerConfig = LingerConfig { kernel: false, queue: false };
+
 fn holding(mut p: PathView, in_flight: u64, queued: u64, rate: u64) -> PathView {
     p.in_flight = in_flight;
     p.queued = queued;
@@ -118,7 +121,7 @@ fn default_picks_the_lowest_linger_time() {
         holding(path(1, 50, 100), 10_000, 10_000, 100_000),  // 200 ms
         holding(path(2, 20, 100), 20_000, 5_000, 1_000_000), // 25 ms
     ];
-    let mut s = Linger::new(&LingerConfig::default());
+    let mut s = Linger::new(&WINDOW_MODEL);
     assert_eq!(s.select(&conn(), &paths), Decision::Send(2));
 }
 
@@ -128,7 +131,7 @@ fn default_skips_the_lowest_linger_path_without_space() {
     fastest.has_space = false;
     let paths =
         [holding(path(0, 10, 100), 50_000, 0, 1_000_000), holding(path(1, 50, 100), 10_000, 0, 100_000), fastest];
-    let mut s = Linger::new(&LingerConfig::default());
+    let mut s = Linger::new(&WINDOW_MODEL);
     assert_eq!(s.select(&conn(), &paths), Decision::Send(0));
 }
 
@@ -137,7 +140,7 @@ fn default_with_queue_queues_on_the_lowest_linger_path_or_waits() {
     let mut fastest = holding(path(1, 20, 100), 1_000, 0, 10_000_000);
     fastest.has_space = false;
     let mut paths = [holding(path(0, 10, 100), 50_000, 0, 1_000_000), fastest];
-    let mut s = Linger::new(&LingerConfig { queue: true });
+    let mut s = Linger::new(&LingerConfig { queue: true, ..WINDOW_MODEL });
     assert_eq!(s.select(&conn(), &paths), Decision::Send(1));
     paths[1].can_queue = false;
     assert_eq!(s.select(&conn(), &paths), Decision::Wait);
@@ -146,8 +149,158 @@ fn default_with_queue_queues_on_the_lowest_linger_path_or_waits() {
 #[test]
 fn default_considers_a_path_without_a_rate_estimate_by_its_window_only() {
     let paths = [holding(path(0, 10, 100), 1_000, 0, 1_000_000_000), holding(path(1, 0, 100), 90_000, 0, 0)];
-    let mut s = Linger::new(&LingerConfig::default());
+    let mut s = Linger::new(&WINDOW_MODEL);
     assert_eq!(s.select(&conn(), &paths), Decision::Send(1));
+    // The kernel model likewise: no rate yet is Linux's initial "unlimited" rate.
+    let mut k = kernel_linger();
+    assert_eq!(k.select(&conn(), &paths), Decision::Send(1));
+}
+
+// The kernel model (`kernel = true`, the default): Linux 6.18 `mptcp_subflow_get_send` and
+// `__subflow_push_pending`. `can_queue` is "send buffer not full" (`sk_stream_memory_free`).
+
+/// `default` as MPTCP uses it (send buffers enabled).
+fn kernel_linger() -> Linger {
+    let mut s = Linger::new(&LingerConfig::default());
+    s.enable_send_buffers();
+    assert!(s.kernel());
+    s
+}
+
+#[test]
+fn default_without_send_buffers_is_the_window_model() {
+    // Multipath QUIC builds `default` without enabling send buffers: it must not wait for
+    // `can_queue`, which QUIC never sets.
+    let mut p0 = holding(path(0, 10, 100), 50_000, 0, 1_000_000);
+    p0.can_queue = false;
+    let paths = [p0, holding(path(1, 10, 100), 60_000, 0, 1_000_000)];
+    let mut s = Linger::new(&LingerConfig::default());
+    assert!(!s.kernel());
+    assert_eq!(s.select(&at(1), &paths), Decision::Send(0));
+    assert_eq!(kernel_linger().select(&at(1), &paths), Decision::Wait);
+}
+
+fn at(now_ms: u64) -> ConnView {
+    ConnView { now: now_ms * MS, ..conn() }
+}
+
+#[test]
+fn default_kernel_sends_on_the_lowest_linger_path_whatever_its_window() {
+    // Path 1 drains first but its window is full: the kernel does not look at the window, it
+    // queues there (`tcp_push` sends when the window opens).
+    let mut lowest = holding(path(1, 20, 100), 20_000, 5_000, 1_000_000);
+    lowest.has_space = false;
+    let paths = [holding(path(0, 10, 100), 50_000, 0, 1_000_000), lowest];
+    assert_eq!(kernel_linger().select(&at(1), &paths), Decision::Send(1));
+    // The window model chooses among paths with space only.
+    assert_eq!(Linger::new(&WINDOW_MODEL).select(&at(1), &paths), Decision::Send(0));
+}
+
+#[test]
+fn default_kernel_waits_when_the_lowest_linger_path_has_a_full_send_buffer() {
+    // `if (!ssk || !sk_stream_memory_free(ssk)) return NULL;` — even though path 0 has window
+    // space and memory, nothing is sent.
+    let mut lowest = holding(path(1, 20, 100), 20_000, 5_000, 1_000_000);
+    lowest.can_queue = false;
+    let paths = [holding(path(0, 10, 100), 50_000, 0, 1_000_000), lowest];
+    assert_eq!(kernel_linger().select(&at(1), &paths), Decision::Wait);
+}
+
+#[test]
+fn default_kernel_ranks_by_wmem_over_the_smoothed_rate_and_smooths_per_burst() {
+    let mss = MSS;
+    // Path 0: 14 600 B held at 1 MB/s; path 1: 29 200 B at 4 MB/s. Linger (wmem << 32) / rate.
+    let p0 = holding(path(0, 10, 100), 14_600, 0, 1_000_000);
+    let p1 = holding(path(1, 10, 100), 29_200, 0, 4_000_000);
+    let l0 = ((wmem_queued(14_600, mss) as u128) << 32) / 1_000_000;
+    let l1 = ((wmem_queued(29_200, mss) as u128) << 32) / 4_000_000;
+    assert!(l1 < l0);
+    let mut s = kernel_linger();
+    assert_eq!(s.select(&at(1), &[p0, p1]), Decision::Send(1));
+    // First look: avg_pacing_rate = sk_pacing_rate; the pick then smooths path 1's:
+    // (avg · wmem + rate · burst) / (burst + wmem), burst = 65 428, here with the same rate.
+    assert_eq!(s.avg_rate(0), 1_000_000);
+    assert_eq!(s.avg_rate(1), 4_000_000);
+    // Path 1's instantaneous rate collapses to 0.5 MB/s: the next pick still ranks it by the
+    // smoothed rate, which moves by the burst's weight only.
+    let p1_slow = holding(path(1, 10, 100), 29_200, 0, 500_000);
+    assert_eq!(s.select(&at(2), &[p0, p1_slow]), Decision::Send(1));
+    let w = wmem_queued(29_200, mss) as u128;
+    let b = SEND_BURST_SIZE as u128;
+    let expect = ((4_000_000 * w + 500_000 * b) / (b + w)) as u64;
+    assert_eq!(s.avg_rate(1), expect);
+    assert!(expect < 4_000_000 && expect > 500_000);
+}
+
+#[test]
+fn default_kernel_keeps_pushing_one_burst_to_the_picked_path() {
+    let p0 = holding(path(0, 10, 100), 0, 0, 1_000_000);
+    let p1 = holding(path(1, 10, 100), 1_000, 0, 1_000_000);
+    let mut p0_full = p0;
+    p0_full.queued = 40_000;
+    let mut s = kernel_linger();
+    // Path 0 holds nothing: picked. Although path 1 ranks first after the first chunk, path 0
+    // keeps the chunks until MPTCP_SEND_BURST_SIZE bytes are placed: ceil(65 428 / 1 460) = 45.
+    let views = |n: usize| if n == 0 { [p0, p1] } else { [p0_full, p1] };
+    let mut n = 0;
+    while s.select(&at(5), &views(n)) == Decision::Send(0) {
+        n += 1;
+        assert!(n < 100);
+    }
+    assert_eq!(n as u64, SEND_BURST_SIZE.div_ceil(MSS as u64));
+    assert_eq!(SEND_BURST_SIZE, 65_428);
+}
+
+#[test]
+fn default_kernel_burst_ends_with_the_send_buffer_the_instant_or_the_window() {
+    let p0 = holding(path(0, 10, 100), 0, 0, 1_000_000);
+    let mut p0_busy = holding(path(0, 10, 100), 90_000, 0, 1_000_000);
+    let p1 = holding(path(1, 10, 100), 1_000, 0, 1_000_000);
+    // The send buffer fills: the burst stops and the next pick is fresh (path 1).
+    let mut s = kernel_linger();
+    assert_eq!(s.select(&at(1), &[p0, p1]), Decision::Send(0));
+    p0_busy.can_queue = false;
+    assert_eq!(s.select(&at(1), &[p0_busy, p1]), Decision::Send(1));
+    // A later instant is a new push: fresh pick (path 1 now holds less).
+    let mut s = kernel_linger();
+    assert_eq!(s.select(&at(1), &[p0, p1]), Decision::Send(0));
+    p0_busy.can_queue = true;
+    assert_eq!(s.select(&at(2), &[p0_busy, p1]), Decision::Send(1));
+    // The burst is at most what the connection-level window allows (wnd_end - snd_nxt): with
+    // 3 000 B of window, ceil(3 000 / 1 460) = 3 chunks, then a fresh pick.
+    let mut s = kernel_linger();
+    let narrow = ConnView { window_space: 3_000, ..at(1) };
+    assert_eq!(s.select(&narrow, &[p0, p1]), Decision::Send(0));
+    assert_eq!(s.select(&narrow, &[p0_busy, p1]), Decision::Send(0));
+    assert_eq!(s.select(&narrow, &[p0_busy, p1]), Decision::Send(0));
+    assert_eq!(s.select(&narrow, &[p0_busy, p1]), Decision::Send(1));
+}
+
+#[test]
+fn default_kernel_send_buffer_and_wmem_follow_linux_sizes() {
+    // tcp_sndbuf_expand: 2 · max(10, cwnd) · per_mss, per_mss = 2048 + 256 for a 1432–1460 B
+    // MSS (as measured on Linux 6.18: sk_sndbuf = 4 608 · cwnd).
+    assert_eq!(autotuned_sndbuf(0, 1432), 2 * 10 * 2304);
+    assert_eq!(autotuned_sndbuf(10, 1460), 46_080);
+    assert_eq!(autotuned_sndbuf(88, 1460), 405_504, "the measured tb at cwnd 88");
+    assert_eq!(autotuned_sndbuf(27, 1432), 124_416, "the measured tb at cwnd 27");
+    assert_eq!(autotuned_sndbuf(10_000, 1460), 4 << 20, "capped at tcp_wmem[2]");
+    // Payload plus 160 B of skb truesize per segment.
+    assert_eq!(wmem_queued(0, 1432), 0);
+    assert_eq!(wmem_queued(2 * 1432, 1432), 2 * 1432 + 2 * 160);
+    assert_eq!(wmem_queued(1433, 1432), 1433 + 2 * 160);
+}
+
+#[test]
+fn default_kernel_uses_backups_only_when_no_regular_path_is_active() {
+    let mut backup = holding(path(0, 5, 100), 0, 0, 10_000_000);
+    backup.backup = true;
+    let regular = holding(path(1, 50, 100), 500_000, 0, 100_000);
+    let mut s = kernel_linger();
+    assert_eq!(s.select(&at(1), &[backup, regular]), Decision::Send(1));
+    let mut gone = regular;
+    gone.usable = false;
+    assert_eq!(s.select(&at(2), &[backup, gone]), Decision::Send(0));
 }
 
 // ---------------------------------------------------------------- roundrobin
@@ -500,7 +653,7 @@ fn otias_skips_a_full_path_that_cannot_queue() {
 fn every_config() -> Vec<SchedConfig> {
     let mut v: Vec<SchedConfig> = names(SCHEDULERS).into_iter().map(|n| SchedConfig::default_for(n).unwrap()).collect();
     let variants: [(&str, &str, OptValue); 5] = [
-        ("default", "queue", OptValue::Bool(true)),
+        ("default", "kernel", OptValue::Bool(false)),
         ("roundrobin", "segments", OptValue::Num(3.0)),
         ("blest", "adaptive", OptValue::Bool(false)),
         ("ecf", "beta", OptValue::Num(0.0)),
@@ -511,6 +664,11 @@ fn every_config() -> Vec<SchedConfig> {
         c.set(key, value).unwrap();
         v.push(c);
     }
+    // `queue` matters only in the window model.
+    let mut c = SchedConfig::default_for("default").unwrap();
+    c.set("kernel", OptValue::Bool(false)).unwrap();
+    c.set("queue", OptValue::Bool(true)).unwrap();
+    v.push(c);
     v
 }
 
@@ -631,7 +789,7 @@ fn check(may_queue: bool, paths: &[PathView], d: Decision) -> Result<(), String>
 /// Schedulers that send whenever an eligible path can (no deliberate waiting).
 fn work_conserving(c: &SchedConfig) -> bool {
     match c {
-        SchedConfig::Default(l) => !l.queue,
+        SchedConfig::Default(l) => !l.kernel && !l.queue,
         SchedConfig::Blest(_) | SchedConfig::Ecf(_) | SchedConfig::Blp(_) | SchedConfig::Peekaboo(_) => false,
         _ => true,
     }
@@ -642,6 +800,9 @@ fn every_scheduler_names_only_usable_paths_that_can_take_the_chunk() {
     for (k, cfg) in every_config().iter().enumerate() {
         let mut r = rng(100 + k as u64);
         let mut s = cfg.build();
+        if let AnyScheduler::Linger(l) = &mut s {
+            l.enable_send_buffers(); // as MPTCP does
+        }
         let (mut now, mut sent, mut held_back) = (0, 0, 0);
         for step in 0..30_000 {
             now += below(&mut r, 20 * MS);
@@ -673,6 +834,9 @@ fn every_scheduler_waits_when_no_path_is_usable() {
     for (k, cfg) in every_config().iter().enumerate() {
         let mut r = rng(200 + k as u64);
         let mut s = cfg.build();
+        if let AnyScheduler::Linger(l) = &mut s {
+            l.enable_send_buffers();
+        }
         for _ in 0..2_000 {
             let (conn, mut paths) = random_view(&mut r, 0);
             for p in &mut paths {

@@ -722,7 +722,7 @@ fn unknown_scheduler_lists_the_schedulers() {
         "flows.bulk.scheduler_options.beta",
         "unknown option for `default`",
     );
-    assert_eq!(e.choices, ["queue"]);
+    assert_eq!(e.choices, ["kernel", "queue"]);
     bad(
         &[("flows.bulk.protocol", "mptcp"), ("flows.bulk.scheduler", "minrtt"), ("flows.bulk.scheduler_options", "{ beta = 0.5 }")],
         "flows.bulk.scheduler_options.beta",

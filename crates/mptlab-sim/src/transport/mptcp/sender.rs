@@ -7,6 +7,12 @@
 //!   a join) the connection offers its next chunk to the scheduler with read-only path views
 //!   and places it where the scheduler says, until the scheduler waits, the data runs out or
 //!   the connection-level window is exhausted. Reinjected chunks go before new data.
+//! - With the `default` scheduler's kernel model (`sched/linger.rs`), a subflow may hold
+//!   data up to its autotuned send buffer, as Linux's push path fills `sk_wmem_queued` up to
+//!   `sk_sndbuf` (`__subflow_push_pending`): `PathView::can_queue` then means "memory free"
+//!   (`sk_stream_memory_free`), and `PathView::pacing_rate` is Linux's `sk_pacing_rate`
+//!   (`tcp_update_pacing_rate`). The send buffer follows the largest window the subflow has
+//!   had (`tcp_sndbuf_expand`; interpretation in `sched/linger.rs`).
 //! - Subflows run their own congestion control, RTT estimation and loss recovery; their receive
 //!   window is not used (RFC 8684 §3.3.4: flow control is connection-level, relative to
 //!   DATA_ACK), so the connection replaces it on every ACK before the subflow sees it.
@@ -27,14 +33,19 @@ use super::config::MptcpConfig;
 use super::mapping::{Mapping, Mappings};
 use crate::cc::{AnyCc, CongestionControl, SubflowCcView};
 use crate::metrics::LogHistogram;
+use crate::sched::linger::{autotuned_sndbuf, wmem_queued};
 use crate::sched::{AnyScheduler, ConnView, Decision, PathView, Scheduler};
 use crate::transport::segment::TcpHeader;
 use crate::transport::tcp::{TcpConfig, TcpSender};
+use mptlab_engine::time::SECOND;
 use mptlab_engine::Time;
 use std::collections::VecDeque;
 
 /// The window a subflow sees in every ACK: never the limit (flow control is connection-level).
 const SUBFLOW_WINDOW: u64 = u64::MAX / 4;
+/// Linux `tcp_wmem[0]` and `tcp_wmem[1]` defaults (kernel model of the `default` scheduler).
+const TCP_WMEM_MIN: u64 = 4096;
+const TCP_WMEM_DEFAULT: u64 = 16_384;
 /// Bytes that may wait in a subflow's own queue beyond its window (schedulers that queue).
 const QUEUE_LIMIT_SEGMENTS: u64 = 2;
 
@@ -84,6 +95,9 @@ pub struct Subflow {
     /// Subflow sequence up to which this subflow's data has been reinjected already.
     reinjected_to: u64,
     last_penalty: Option<Time>,
+    /// Largest congestion window (bytes) this incarnation has had: sizes its send buffer in
+    /// the kernel model (`tcp_sndbuf_expand`).
+    max_cwnd: u64,
     pub stats: SubflowStats,
 }
 
@@ -106,6 +120,11 @@ pub struct MptcpSender {
     sched: AnyScheduler,
     /// The scheduler may place a chunk on a path without window space (it queues there).
     may_queue: bool,
+    /// The `default` scheduler's kernel model: subflows hold up to their send buffer.
+    kernel: bool,
+    /// Kernel model: the connection's send buffer (`send_buffer`), kept up to date by
+    /// `refresh_msk_sndbuf`.
+    msk_sndbuf: u64,
     /// The scheduler always picks a path when exactly one can send now (it never waits and
     /// keeps no state that the choice would change): then it need not be asked.
     picks_only_choice: bool,
@@ -149,6 +168,12 @@ impl MptcpSender {
         tcp.send_buffer = SUBFLOW_WINDOW;
         tcp.recv_buffer = SUBFLOW_WINDOW;
         let coupled = ccs.first().is_some_and(|c| c.coupled_view().is_some());
+        let mut sched = sched;
+        if let AnyScheduler::Linger(l) = &mut sched {
+            l.enable_send_buffers();
+        }
+        let kernel = matches!(&sched, AnyScheduler::Linger(l) if l.kernel());
+        let may_queue = may_queue || kernel;
         let n = ccs.len();
         let subs = ccs
             .into_iter()
@@ -164,6 +189,7 @@ impl MptcpSender {
                 rtos_seen: 0,
                 reinjected_to: 0,
                 last_penalty: None,
+                max_cwnd: 0,
                 stats: SubflowStats::default(),
             })
             .collect();
@@ -174,6 +200,8 @@ impl MptcpSender {
             subs,
             sched,
             may_queue,
+            kernel,
+            msk_sndbuf: TCP_WMEM_MIN,
             picks_only_choice: picks_only_choice && !may_queue,
             coupled,
             touched: 0,
@@ -212,7 +240,7 @@ impl MptcpSender {
         if self.unlimited {
             return 0;
         }
-        self.cfg.send_buffer.saturating_sub(self.write_end - self.data_una)
+        self.send_buffer().saturating_sub(self.write_end - self.data_una)
     }
 
     /// Queue up to `bytes`; returns how many the connection-level send buffer took.
@@ -289,6 +317,7 @@ impl MptcpSender {
         s.stats.opened += 1;
         self.tmp.clear();
         s.snd.start(now, &mut self.tmp);
+        self.refresh_msk_sndbuf();
         self.flush(i, out);
         if self.subs[i].snd.is_established() {
             self.push(now, out);
@@ -310,7 +339,9 @@ impl MptcpSender {
         s.rtos_seen = 0;
         s.reinjected_to = 0;
         s.last_penalty = None;
+        s.max_cwnd = 0;
         let epoch = s.epoch;
+        self.refresh_msk_sndbuf();
         self.push(now, out);
         epoch
     }
@@ -335,17 +366,23 @@ impl MptcpSender {
         }
         let was_established = s.snd.is_established();
         let una_before = s.snd.snd_una();
+        let max_before = s.max_cwnd;
         self.on_data_ack(now, h.dss, h.wnd);
         self.couple(i);
         self.tmp.clear();
         let s = &mut self.subs[i];
         s.snd.on_ack(now, h, &mut self.tmp);
         let una = s.snd.snd_una();
+        s.max_cwnd = s.max_cwnd.max(s.snd.cwnd());
+        let grew = s.max_cwnd > max_before || !was_established;
         if una > una_before {
             s.pf = false;
             s.map.release_below(una);
         }
         let established_now = !was_established && s.snd.is_established();
+        if grew {
+            self.refresh_msk_sndbuf();
+        }
         self.flush(i, out);
         if established_now && self.stats.established_at.is_none() {
             self.stats.established_at = Some(now);
@@ -461,7 +498,7 @@ impl MptcpSender {
 
     #[inline]
     fn data_limit(&self) -> u64 {
-        let cap = self.data_una + self.cfg.send_buffer;
+        let cap = self.data_una + self.send_buffer();
         if self.unlimited { cap } else { self.write_end.min(cap) }
     }
 
@@ -476,14 +513,14 @@ impl MptcpSender {
                 id: i,
                 usable,
                 has_space: usable && snd.has_space(),
-                can_queue: usable && snd.queued() < QUEUE_LIMIT_SEGMENTS * mss,
+                can_queue: usable && if self.kernel { memory_free(s, self.tcp.mss) } else { snd.queued() < QUEUE_LIMIT_SEGMENTS * mss },
                 srtt: rtt.srtt().unwrap_or(0),
                 rttvar: rtt.rttvar(),
                 min_rtt: if rtt.srtt().is_some() { rtt.min_rtt() } else { 0 },
                 cwnd: snd.cwnd(),
                 in_flight: snd.in_flight(),
                 queued: snd.queued(),
-                pacing_rate: snd.rate_estimate(),
+                pacing_rate: if self.kernel { linux_pacing_rate(snd) } else { snd.rate_estimate() },
                 mss: self.tcp.mss,
                 priority: s.priority,
                 backup: s.backup,
@@ -513,7 +550,7 @@ impl MptcpSender {
             unsent: buffered + self.reinject.iter().map(|c| c.1 as u64).sum::<u64>(),
             window_space,
             unacked: self.data_nxt - self.data_una,
-            send_buffer: self.cfg.send_buffer,
+            send_buffer: self.send_buffer(),
             chunk,
         }
     }
@@ -522,6 +559,9 @@ impl MptcpSender {
     /// when exactly path i can and the scheduler would pick it; None when it must be asked.
     #[inline]
     fn only_choice(&self) -> Option<Option<usize>> {
+        if self.kernel {
+            return self.kernel_all_full();
+        }
         if self.may_queue {
             return None;
         }
@@ -540,11 +580,78 @@ impl MptcpSender {
         }
     }
 
+    /// Kernel model: Some(None) when no usable subflow's send buffer has room and the scheduler
+    /// has already looked at every usable subflow (its smoothed rate is set): whichever it
+    /// picked, it would return Wait and change nothing. None: it must be asked.
+    #[inline]
+    fn kernel_all_full(&self) -> Option<Option<usize>> {
+        let AnyScheduler::Linger(l) = &self.sched else { return None };
+        for (i, s) in self.subs.iter().enumerate() {
+            if s_usable(s) && (l.avg_rate(i) == 0 || memory_free(s, self.tcp.mss)) {
+                return None;
+            }
+        }
+        Some(None)
+    }
+
+    /// Kernel model: the path of the `default` scheduler's burst under way, if it may take the
+    /// next chunk (usable, not a backup while a regular subflow is usable, send buffer not
+    /// full): the scheduler would name it again (`Linger::burst_path`).
+    #[inline]
+    fn burst_continues(&self, now: Time) -> Option<usize> {
+        if !self.kernel {
+            return None;
+        }
+        let AnyScheduler::Linger(l) = &self.sched else { return None };
+        let i = l.burst_path(now)?;
+        let s = self.subs.get(i)?;
+        let backup_excluded = s.backup && self.subs.iter().any(|o| s_usable(o) && !o.backup);
+        (s_usable(s) && !backup_excluded && memory_free(s, self.tcp.mss)).then_some(i)
+    }
+
     /// Can the connection place a chunk on path `i` now?
     #[inline]
     fn placeable(&self, i: usize) -> bool {
         let mss = self.tcp.mss as u64;
+        if self.kernel {
+            return self.subs.get(i).is_some_and(|s| s_usable(s) && memory_free(s, self.tcp.mss));
+        }
         self.subs.get(i).is_some_and(|s| s_usable(s) && (s.snd.has_space() || s.snd.queued() < QUEUE_LIMIT_SEGMENTS * mss))
+    }
+
+    /// The connection-level send buffer: `mptcp.send_buffer`, and in the kernel model at most
+    /// Linux's msk `sk_sndbuf` (`__mptcp_sync_sndbuf`: `tcp_wmem[0]` + the sum of the subflows'
+    /// `sk_sndbuf`), which `mptcp_sendmsg` (`mptcp_send_limit`) holds the application's unacked
+    /// data to. The msk charges each byte once, until its DATA_ACK (`__mptcp_clean_una`), with a
+    /// negligible per-fragment overhead (not modelled). A subflow not yet established counts
+    /// with `tcp_wmem[1]` (16 KiB), one not opened or closed with nothing.
+    #[inline]
+    fn send_buffer(&self) -> u64 {
+        if self.kernel { self.msk_sndbuf } else { self.cfg.send_buffer }
+    }
+
+    /// Recompute `msk_sndbuf` (kernel model) after what it depends on may have changed: a
+    /// subflow's largest window (on its ACKs), its establishment, opening or closing.
+    fn refresh_msk_sndbuf(&mut self) {
+        if !self.kernel {
+            return;
+        }
+        let subs: u64 = self
+            .subs
+            .iter()
+            .map(|s| match s.state {
+                SubState::Active if s.snd.is_established() => autotuned_sndbuf(s.max_cwnd / self.tcp.mss.max(1) as u64, self.tcp.mss),
+                SubState::Active => TCP_WMEM_DEFAULT,
+                _ => 0,
+            })
+            .sum();
+        self.msk_sndbuf = self.cfg.send_buffer.min(TCP_WMEM_MIN + subs);
+    }
+
+    /// Subflow `i`'s send buffer in the kernel model (`sk_sndbuf`, bytes of truesize).
+    pub fn subflow_sndbuf(&self, i: usize) -> u64 {
+        let mss = self.tcp.mss;
+        autotuned_sndbuf(self.subs[i].max_cwnd / mss.max(1) as u64, mss)
     }
 
     /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can.
@@ -582,7 +689,14 @@ impl MptcpSender {
                 }
                 (self.data_nxt, avail.min(mss).min(space) as u32, false)
             };
+            let burst = self.burst_continues(now);
             let (decision, known_placeable) = match self.only_choice() {
+                _ if burst.is_some() => {
+                    if let AnyScheduler::Linger(l) = &mut self.sched {
+                        l.take_from_burst(len);
+                    }
+                    (Decision::Send(burst.unwrap_or_default()), true)
+                }
                 Some(None) => break, // nothing can take the chunk now: no need to ask
                 Some(Some(i)) => (Decision::Send(i), true),
                 None => {
@@ -674,6 +788,28 @@ impl MptcpSender {
             s.snd.penalize(now);
         }
     }
+}
+
+/// Linux `sk_stream_memory_free` for a subflow in the kernel model: `sk_wmem_queued` (the data
+/// written to it and not cumulatively acknowledged, with skb overhead) below `sk_sndbuf`
+/// (`tcp_sndbuf_expand` of the largest window it has had).
+#[inline]
+fn memory_free(s: &Subflow, mss: u32) -> bool {
+    let held = s.snd.write_end().saturating_sub(s.snd.snd_una());
+    wmem_queued(held, mss) < autotuned_sndbuf(s.max_cwnd / mss.max(1) as u64, mss)
+}
+
+/// Linux `sk_pacing_rate` (`tcp_update_pacing_rate`): the controller's pacing rate if it has
+/// one, else max(cwnd, in flight) / SRTT × 200 % while cwnd < ssthresh / 2, × 120 % after;
+/// 0 without an RTT sample.
+fn linux_pacing_rate(snd: &TcpSender) -> u64 {
+    if let Some(r) = snd.cc().pacing_rate() {
+        return r;
+    }
+    let Some(srtt) = snd.rtt().srtt().filter(|&s| s > 0) else { return 0 };
+    let cwnd = snd.cwnd();
+    let ratio: u128 = if cwnd < snd.ssthresh() / 2 { 200 } else { 120 };
+    (cwnd.max(snd.in_flight()) as u128 * ratio * SECOND as u128 / (100 * srtt as u128)) as u64
 }
 
 #[inline]
