@@ -1,6 +1,7 @@
-//! ACK-aggregation allowance (Linux `tcp_bbr.c` since v5.1, commit 78dc70ebaa38:
-//! `bbr_update_ack_aggregation`, `bbr_extra_acked`, `bbr_ack_aggregation_cwnd`, and its use in
-//! `bbr_set_cwnd`). Not in draft-cardwell-iccrg-bbr-congestion-control-00.
+//! ACK-aggregation allowance (Linux `tcp_bbr.c` since v5.1, "tcp_bbr: adapt cwnd based on ack
+//! aggregation estimation": `bbr_update_ack_aggregation`, `bbr_extra_acked`,
+//! `bbr_ack_aggregation_cwnd`, and its use in `bbr_set_cwnd`). Not in
+//! draft-cardwell-iccrg-bbr-congestion-control-00.
 //!
 //! When ACKs arrive in bursts (delayed or stretched ACKs, receiver offload, Wi-Fi or cellular
 //! aggregation), a window of cwnd_gain·BDP runs dry during the silences between bursts. Linux
