@@ -103,7 +103,7 @@ fn bbr_share_against_cubic_falls_as_the_buffer_grows_as_ware_et_al_predict() {
         assert!((shares[i] - model[i]).abs() < 0.1, "at {} BDP: {:.3} vs model {:.3}", buffers[i], shares[i], model[i]);
     }
     // Magnitude in deep buffers (≥ 2 BDP): within a factor 1.6 of the model either way. The
-    // measured share stays below the model (by 1.23–1.46× with Linux's RTO formula, the
+    // measured share stays below the model (by 1.16–1.36× with Linux's RTO formula, the
     // default); 1.6 is that largest gap plus a margin, not a property of the model. It fails
     // for what the sweep measured with RFC 6298's RTO formula (`tcp.rto = "rfc6298"`: 0.36,
     // 0.19, 0.11 at 4, 8, 16 BDP, 1.7–4.6× below), where CUBIC's spurious timeouts in fast

@@ -10,6 +10,36 @@
 //! halve the congestion-avoidance slope (the Padhye model's b is therefore 1 for this
 //! simulator). The two names share this window; they differ only in how fast recovery ends when
 //! SACK is off, which the TCP sender asks through `exits_recovery_on_partial_ack`.
+//!
+//! Against Linux, step by step (issue 17; `net/ipv4/tcp_cong.c`, `tcp_input.c`, `tcp_output.c`):
+//! - Congestion avoidance: `tcp_reno_cong_avoid` → `tcp_cong_avoid_ai(tp, cwnd, acked)` keeps a
+//!   credit in packets and adds one packet per cwnd packets acknowledged, carrying the rest;
+//!   here the same in bytes. Linux adds several packets at once when one ACK brings several
+//!   windows of credit; here one segment per ACK and the credit is carried (only stretch ACKs
+//!   of more than a window differ). Neither depends on how many segments an ACK covers.
+//! - Slow start: `tcp_slow_start` adds every packet acknowledged up to ssthresh and passes the
+//!   rest to congestion avoidance, with no per-ACK limit (ABC's L left Linux in 3.9); here
+//!   RFC 3465's L = 2 segments per ACK, nothing carried. Equal for ACKs of ≤ 2 segments.
+//! - What counts: Linux counts `acked_sacked` (packets newly delivered, SACKed ones included)
+//!   on ACKs that advance SND.UNA (`tcp_may_raise_cwnd`, FLAG_DATA_ACKED); here the bytes
+//!   cumulatively acknowledged. They differ only for data SACKed outside recovery.
+//! - Cwnd-limited: Linux latches `is_cwnd_limited` for a window (`tcp_cwnd_validate`, until
+//!   SND.UNA passes `cwnd_usage_seq`) or, in slow start, cwnd < 2·`max_packets_out`
+//!   (`tcp_is_cwnd_limited`); here the sender's latch (set when sending stopped on the window,
+//!   cleared when it stopped for data or the receive window), prior in-flight + MSS > cwnd, or
+//!   in slow start cwnd < 2·prior in-flight. A greedy sender is cwnd-limited on every ACK in
+//!   both.
+//! - Recovery: no growth in Recovery/CWR (`tcp_in_cwnd_reduction`), PRR (`tcp_cwnd_reduction`),
+//!   cwnd = ssthresh at the end (`tcp_end_cwnd_reduction`). Linux handles the ACK that ends
+//!   recovery in the Open state and grows by the packets it newly delivers (usually the last
+//!   retransmission); here that ACK does not grow the window (at most one segment's credit per
+//!   episode).
+//! - ssthresh: Linux `tcp_reno_ssthresh` = max(cwnd/2, 2); here max(min(FlightSize, cwnd)/2,
+//!   2·SMSS), FlightSize without limited-transmit data: the same for a cwnd-limited sender.
+//! - Undo of spurious recoveries (`tcp_try_undo_*`, DSACK, timestamps) is not modelled.
+//!
+//! `tests/tcp_delack.rs` measures that the window data is sent under and the loss-event rate
+//! are the same with and without delayed ACKs (docs/congestion-control.md).
 
 use super::{AckEvent, CcParams, CongestionControl, LossEvent};
 

@@ -65,8 +65,8 @@
 //!
 //! # Order of work per ACK (Linux `bbr_main`, the draft's BBRUpdateOnACK)
 //!
-//! round counting and the bandwidth filter → PROBE_BW phase → STARTUP's full-pipe check →
-//! DRAIN's exit → RTprop filter and PROBE_RTT → gains → pacing rate → cwnd.
+//! round counting and the bandwidth filter → ACK aggregation → PROBE_BW phase → STARTUP's
+//! full-pipe check → DRAIN's exit → RTprop filter and PROBE_RTT → gains → pacing rate → cwnd.
 //!
 //! # Interpretations
 //!
@@ -112,10 +112,16 @@
 //!   recovery means the sender ran out of data or of receive window); PROBE_BW then paces at
 //!   1.0·BtlBw until the next ACK, PROBE_RTT may end at once, and PROBE_RTT is not entered
 //!   before an ACK delivers data.
-//! - Not implemented (later Linux additions, not in the draft): ACK-aggregation cwnd
-//!   (`extra_acked`), long-term bandwidth sampling for token-bucket policers (`lt_bw`), pacing
-//!   "in network at EDT" corrections (the transport's departure schedule is not visible).
+//! - ACK aggregation (Linux since v5.1, not in the draft): once the pipe is full, the target
+//!   window also holds the recent maximum of data ACKed beyond what BtlBw predicts
+//!   (`extra_acked`, at most 100 ms of BtlBw), so cwnd = cwnd_gain·BDP + extra_acked + 3 quanta;
+//!   `aggregation.rs`. The option `extra_acked_gain` (default 1, Linux's) scales it; 0 turns it
+//!   off.
+//! - Not implemented (later Linux additions, not in the draft): long-term bandwidth sampling
+//!   for token-bucket policers (`lt_bw`), pacing "in network at EDT" corrections (the
+//!   transport's departure schedule is not visible).
 
+mod aggregation;
 mod drain;
 mod filters;
 mod probe_bw;
@@ -127,6 +133,7 @@ mod testing;
 
 use super::options::OptValue;
 use super::{AckEvent, CcParams, CongestionControl, LossEvent, Options, RateSample};
+use aggregation::AckAggregation;
 use filters::{MaxBwFilter, MinRttFilter};
 use mptlab_engine::time::{MILLISECOND, SECOND};
 use mptlab_engine::Time;
@@ -137,13 +144,27 @@ use serde::Serialize;
 use startup::FullPipe;
 
 /// BBR v1 options.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct BbrConfig {}
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BbrConfig {
+    /// Linux `bbr_extra_acked_gain`: the share of the measured ACK aggregation added to the
+    /// target window (`aggregation.rs`); 1 as in Linux, 0 turns the allowance off.
+    pub extra_acked_gain: f64,
+}
+
+impl Default for BbrConfig {
+    fn default() -> Self {
+        Self { extra_acked_gain: 1.0 }
+    }
+}
 
 impl Options for BbrConfig {
-    const NAMES: &'static [&'static str] = &[];
-    fn set(&mut self, _key: &str, _v: OptValue) -> Result<(), String> {
-        unreachable!("BBR v1 has no options")
+    const NAMES: &'static [&'static str] = &["extra_acked_gain"];
+    fn set(&mut self, key: &str, v: OptValue) -> Result<(), String> {
+        match key {
+            "extra_acked_gain" => self.extra_acked_gain = v.number(0.0, 4.0)?,
+            _ => unreachable!("names are checked by the caller"),
+        }
+        Ok(())
     }
 }
 
@@ -259,11 +280,13 @@ pub struct Bbr {
     /// State of the deterministic draw for the PROBE_BW start phase; None until the first RTT
     /// sample seeds it.
     rng: Option<u64>,
+    /// ACK-aggregation estimate (`aggregation.rs`) and its gain in thousandths (0: off).
+    aggregation: AckAggregation,
+    extra_acked_gain: u64,
 }
 
 impl Bbr {
     pub fn new(p: CcParams, cfg: &BbrConfig) -> Self {
-        let _ = cfg;
         let mss = p.mss.max(1) as u64;
         let initial_cwnd = p.initial_cwnd_segments.max(1) as u64 * mss;
         let mut b = Self {
@@ -286,6 +309,8 @@ impl Bbr {
             idle_restart: false,
             delivered_time: 0,
             rng: None,
+            aggregation: AckAggregation::default(),
+            extra_acked_gain: (cfg.extra_acked_gain * GAIN_UNIT as f64).round() as u64,
         };
         b.init_pacing_rate(None);
         b
@@ -322,6 +347,16 @@ impl Bbr {
 
     pub fn round_count(&self) -> u64 {
         self.rounds.count
+    }
+
+    /// Linux `bbr_extra_acked`: the recent maximum of data ACKed beyond the model, bytes.
+    pub fn extra_acked(&self) -> u64 {
+        self.aggregation.extra_acked()
+    }
+
+    /// Linux `bbr_ack_aggregation_cwnd`: what the target window holds for ACK aggregation now.
+    pub fn aggregation_cwnd(&self) -> u64 {
+        self.aggregation.cwnd(self.extra_acked_gain, self.btl_bw.get(), self.full_pipe.reached)
     }
 
     /// Enter `next`, asserting that the state machine allows it (STYLE: "legal transitions
@@ -451,7 +486,8 @@ impl Bbr {
             let (c, conserving) = self.recovery.modulate_cwnd(cwnd, ev, self.mss, &mut self.rounds);
             cwnd = c;
             if !conserving {
-                let target = self.inflight(self.btl_bw.get(), self.cwnd_gain);
+                // Linux: bdp + bbr_ack_aggregation_cwnd, then the quantization budget.
+                let target = self.inflight(self.btl_bw.get(), self.cwnd_gain) + self.aggregation_cwnd();
                 if self.full_pipe.reached {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || ev.delivered_total < self.initial_cwnd {
@@ -500,6 +536,8 @@ impl CongestionControl for Bbr {
         let sample = self.sample(ev.rate.as_ref());
         self.update_round(ev);
         self.update_btl_bw(sample);
+        let valid = sample.is_some_and(|s| s.bw.is_some());
+        self.aggregation.update(ev.now, ev.bytes_delivered, self.rounds.start, valid, self.btl_bw.get(), self.cwnd, self.mss);
         self.update_cycle_phase(ev);
         self.check_full_pipe(sample);
         self.check_drain(ev);
@@ -635,14 +673,79 @@ mod tests {
 
     #[test]
     fn target_window_is_cwnd_gain_times_bdp_plus_three_quanta() {
-        let mut p = Path::new(12_500_000, 20 * MS); // 100 Mbit/s, BDP 250 kB
+        // The ACK-aggregation allowance off (extra_acked_gain = 0): the draft's target.
+        let mut p = Path::with_bbr(12_500_000, 20 * MS, bbr_with(0.0)); // 100 Mbit/s, BDP 250 kB
         p.fill_pipe();
         p.run_for(2000 * MS, 5 * MS);
         let b = &p.bbr;
         assert_eq!(b.mode(), Mode::ProbeBw);
+        assert!(b.extra_acked() > 0, "the estimate is kept even when it is not used");
+        assert_eq!(b.aggregation_cwnd(), 0);
         let bdp = b.btl_bw() as u128 * b.rtprop().unwrap() as u128 / 1_000_000_000;
         let q = b.send_quantum().unwrap();
         assert_eq!(b.window(), (2 * bdp as u64) + 3 * q, "cwnd = 2·BDP + 3 quanta");
+    }
+
+    #[test]
+    fn target_window_adds_the_ack_aggregation_allowance_once_the_pipe_is_full() {
+        // Linux bbr_set_cwnd: target = 2·BDP + extra_acked + 3 quanta.
+        let mut p = Path::new(12_500_000, 20 * MS); // 100 Mbit/s: 12.5 kB per ms
+        p.fill_pipe();
+        // By hand: fill_pipe's last STARTUP round delivered a whole BDP (250 kB) in one ACK at
+        // t0, starting an ACK epoch; its DRAIN ACK 5 ms later adds 1 kB against 5 ms × 12.5 kB
+        // = 62.5 kB expected: extra = 251 000 − 62 500 = 188 500 B. From then on the scripted
+        // ACKs arrive at exactly BtlBw, so acked − expected stays 188 500 and the epoch never
+        // restarts (Linux restarts it only when the ACK rate falls to the model's): the
+        // allowance stays 188.5 kB (below 100 ms of BtlBw, 1.25 MB) after 100 rounds.
+        p.run_for(2000 * MS, 5 * MS);
+        let b = &p.bbr;
+        assert_eq!(b.extra_acked(), 188_500);
+        assert_eq!(b.aggregation_cwnd(), 188_500);
+        let bdp = b.btl_bw() as u128 * b.rtprop().unwrap() as u128 / 1_000_000_000;
+        let q = b.send_quantum().unwrap();
+        assert_eq!(b.window(), (2 * bdp as u64) + 188_500 + 3 * q, "cwnd = 2·BDP + extra_acked + 3 quanta");
+    }
+
+    #[test]
+    fn smooth_acks_leave_only_one_ack_of_allowance_and_a_burst_expires_within_ten_rounds() {
+        let mut p = Path::new(12_500_000, 20 * MS);
+        p.fill_pipe();
+        // ACKs at 90 % of BtlBw, one per ms (11.25 kB each; the rate samples keep BtlBw at
+        // 12.5 MB/s). The epoch fill_pipe's burst began (excess 188.5 kB, see above) shrinks by
+        // 1.25 kB per ms and restarts after about 150 ms (7–8 rounds of 20 ms); from then on it
+        // restarts on every ACK (acked 11.25 kB ≤ expected 12.5 kB), so each ACK's excess is its
+        // own 11.25 kB. What the decaying epoch left is forgotten 5–10 rounds later: 20 rounds.
+        let mut rounds_seen = 0;
+        let start_round = p.bbr.round_count();
+        while p.bbr.round_count() < start_round + 20 {
+            let new_round = p.round_due();
+            p.ack(Ack { dt: MS, bytes: 11_250, rate: Some(12_500_000), new_round, ..p.default_ack() });
+            rounds_seen += new_round as u32;
+        }
+        assert!(rounds_seen >= 20);
+        assert_eq!(p.bbr.extra_acked(), 11_250, "only one ACK's worth is left");
+        let b = &p.bbr;
+        let bdp = b.btl_bw() as u128 * b.rtprop().unwrap() as u128 / 1_000_000_000;
+        assert_eq!(b.window(), 2 * bdp as u64 + 11_250 + 3 * b.send_quantum().unwrap());
+        // A 30 ms silence, then the 30 ms of data in one stretch ACK: 375 kB in one epoch,
+        // capped at cwnd (Linux: extra_acked = min(extra, cwnd)); the window grows by it.
+        let before = p.bbr.window();
+        p.ack(Ack { dt: 30 * MS, bytes: 375_000, rate: Some(12_500_000), ..p.default_ack() });
+        assert_eq!(p.bbr.extra_acked(), 375_000.min(before));
+        assert_eq!(p.bbr.aggregation_cwnd(), p.bbr.extra_acked());
+        assert_eq!(p.bbr.window(), (before + 375_000).min(p.bbr.target()));
+        assert!(p.bbr.window() > before, "the allowance opens the window for the next silence");
+    }
+
+    #[test]
+    fn the_allowance_waits_for_the_pipe_to_be_full() {
+        let mut p = Path::new(12_500_000, 20 * MS);
+        // STARTUP: one ACK per round delivering the whole round; the estimate grows ...
+        p.rounds(3, 1_000_000);
+        assert!(p.bbr.extra_acked() > 0);
+        assert!(!p.bbr.filled_pipe());
+        // ... but bbr_ack_aggregation_cwnd is 0 until bbr_full_bw_reached.
+        assert_eq!(p.bbr.aggregation_cwnd(), 0);
     }
 
     #[test]

@@ -14,15 +14,21 @@ pub fn bbr() -> Bbr {
     Bbr::new(CcParams { mss: MSS as u32, initial_cwnd_segments: 10 }, &BbrConfig::default())
 }
 
+/// A controller with the given `extra_acked_gain` (0: no ACK-aggregation allowance).
+pub fn bbr_with(extra_acked_gain: f64) -> Bbr {
+    Bbr::new(CcParams { mss: MSS as u32, initial_cwnd_segments: 10 }, &BbrConfig { extra_acked_gain })
+}
+
 /// pacing_gain · bw · 0.99, as the controller computes it.
 pub fn pace(bw: u64, gain: u64) -> u64 {
     (bw as u128 * gain as u128 * 99 / (GAIN_UNIT as u128 * 100)) as u64
 }
 
 impl Bbr {
-    /// cwnd_gain · BDP + budget: where cwnd settles once the pipe is full.
+    /// cwnd_gain · BDP + ACK-aggregation allowance + budget: where cwnd settles once the pipe
+    /// is full.
     pub fn target(&self) -> u64 {
-        self.inflight(self.btl_bw.get(), self.cwnd_gain)
+        self.inflight(self.btl_bw.get(), self.cwnd_gain) + self.aggregation_cwnd()
     }
 }
 
@@ -60,7 +66,11 @@ pub struct Path {
 
 impl Path {
     pub fn new(bw: u64, rtt: Time) -> Self {
-        Self { bbr: bbr(), now: SECOND, delivered: 0, bw, rtt, round_began: SECOND }
+        Self::with_bbr(bw, rtt, bbr())
+    }
+
+    pub fn with_bbr(bw: u64, rtt: Time, bbr: Bbr) -> Self {
+        Self { bbr, now: SECOND, delivered: 0, bw, rtt, round_began: SECOND }
     }
 
     /// An ACK `dt` = 0 later delivering one segment at the path's rate and RTT, the pipe at cwnd.

@@ -18,6 +18,7 @@
 //!   controllers, see `rate.rs`
 //! - pacing: when the controller returns a rate, segments leave at that rate in bursts of at
 //!   most one send quantum (see `sender.rs`)
+//!
 //! Not modelled: FIN/close, Nagle (senders behave as TCP_NODELAY), urgent data, timestamps'
 //! wire bytes, sequence-number wrap.
 

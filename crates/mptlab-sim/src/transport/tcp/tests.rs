@@ -130,14 +130,14 @@ impl Pair {
         }
     }
 
-    fn to_receiver(&mut self, out: &[TcpHeader]) {
+    fn deliver_to_receiver(&mut self, out: &[TcpHeader]) {
         for h in out {
             self.to_rcv.push_back((self.now + DELAY, *h));
             self.sent.push((self.now, *h, self.right_edge));
         }
     }
 
-    fn to_sender(&mut self, out: &[TcpHeader]) {
+    fn deliver_to_sender(&mut self, out: &[TcpHeader]) {
         for h in out {
             self.to_snd.push_back((self.now + DELAY, *h));
             self.acked.push((self.now, *h));
@@ -152,7 +152,7 @@ impl Pair {
     fn start(&mut self) -> Vec<TcpHeader> {
         let mut out = vec![];
         self.snd.start(self.now, &mut out);
-        self.to_receiver(&out);
+        self.deliver_to_receiver(&out);
         out
     }
 
@@ -164,7 +164,7 @@ impl Pair {
         self.advance_to(self.now.max(t));
         let mut out = vec![];
         self.rcv.on_segment(self.now, &h, &mut out);
-        self.to_sender(&out);
+        self.deliver_to_sender(&out);
         (h, out)
     }
 
@@ -195,7 +195,7 @@ impl Pair {
         self.right_edge = h.ack + h.wnd;
         let mut out = vec![];
         self.snd.on_ack(self.now, &h, &mut out);
-        self.to_receiver(&out);
+        self.deliver_to_receiver(&out);
         (h, out)
     }
 
@@ -215,7 +215,7 @@ impl Pair {
         self.advance_to(t);
         let mut out = vec![];
         self.snd.on_timer(self.now, &mut out);
-        self.to_receiver(&out);
+        self.deliver_to_receiver(&out);
         out
     }
 
@@ -230,7 +230,7 @@ impl Pair {
         self.advance_to(t);
         let mut out = vec![];
         self.rcv.on_timer(self.now, &mut out);
-        self.to_sender(&out);
+        self.deliver_to_sender(&out);
         out
     }
 
@@ -244,7 +244,7 @@ impl Pair {
     fn read(&mut self, bytes: u64) -> Vec<TcpHeader> {
         let mut out = vec![];
         self.rcv.read(bytes, &mut out);
-        self.to_sender(&out);
+        self.deliver_to_sender(&out);
         out
     }
 
@@ -926,7 +926,7 @@ fn filled_receiver() -> Pair {
     assert_eq!(acks, expected, "the window shrinks as unread data accumulates");
     assert!(p.recv_ack_n(5).is_empty(), "no room in the window");
     assert_eq!(p.snd.snd_wnd(), 0);
-    assert!(p.snd.all_acked() == false && p.snd.snd_una() == 10 * M);
+    assert!(!p.snd.all_acked() && p.snd.snd_una() == 10 * M);
     p
 }
 
@@ -1191,7 +1191,7 @@ fn the_probe_never_fires_later_than_the_rto() {
     let mut tail_dropped = std::collections::HashSet::new();
     let mut drop = |h: &TcpHeader| {
         n += 1;
-        h.len > 0 && (n % 23 == 0 || n % 37 < 3 || (h.seq >= 397 * M && tail_dropped.insert(h.seq)))
+        h.len > 0 && (n.is_multiple_of(23) || n % 37 < 3 || (h.seq >= 397 * M && tail_dropped.insert(h.seq)))
     };
     while !(p.snd.all_acked() && p.to_rcv.is_empty() && p.to_snd.is_empty()) {
         assert!(p.step(&mut drop));
@@ -1218,7 +1218,7 @@ fn a_loss_repaired_by_the_probe_reduces_the_window() {
     p.snd.write(5 * M);
     let mut out = vec![];
     p.snd.try_send(p.now, &mut out);
-    p.to_receiver(&out);
+    p.deliver_to_receiver(&out);
     assert_eq!(out.len(), 5);
     p.recv_data();
     p.recv_ack();
@@ -1250,7 +1250,7 @@ fn a_spurious_probe_does_not_reduce_the_window() {
     p.snd.write(5 * M);
     let mut out = vec![];
     p.snd.try_send(p.now, &mut out);
-    p.to_receiver(&out);
+    p.deliver_to_receiver(&out);
     p.run(10 * SECOND, |_| false);
     assert_eq!((p.snd.stats.tlp_recoveries, p.snd.stats.rto_count), (0, 0));
 }
