@@ -136,8 +136,8 @@ pub const SCHEDULERS: &[AlgoInfo] = &[
     AlgoInfo {
         name: "default",
         aliases: &[],
-        summary: "upstream Linux MPTCP: lowest linger time, (queued + in flight) / pacing rate, among the paths with space",
-        source: "Linux net/mptcp/protocol.c (mptcp_subflow_get_send)",
+        summary: "upstream Linux MPTCP (6.18): lowest linger time (send-buffer bytes / smoothed pacing rate), 64 KB bursts into subflow send buffers, waits when the winner's buffer is full",
+        source: "Linux net/mptcp/protocol.c (mptcp_subflow_get_send, __mptcp_push_pending)",
     },
     AlgoInfo {
         name: "roundrobin",
