@@ -63,7 +63,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,10 +70,7 @@ from typing import Any
 
 from mptlab import _core
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+import tomllib
 from mptlab._core import ScenarioError
 from mptlab.source import Overrides, load, normalize_overrides
 from mptlab.sweeps.plan_random import PlacementError, RandomKey, sample
