@@ -44,6 +44,10 @@ class Context:
     #: The representative runs' time series the figures were drawn from; the figure-text
     #: values are measured on it (None: not drawn).
     series: pd.DataFrame | None = None
+    #: The claims section (seed001_claims.markdown) and the sensitivity section
+    #: (seed001_sensitivity.markdown), already rendered ("" leaves them out).
+    claims: str = ""
+    sensitivity: str = ""
 
 
 def render(table: pd.DataFrame, ctx: Context, runs: pd.DataFrame | None = None) -> str:
@@ -58,6 +62,8 @@ def render(table: pd.DataFrame, ctx: Context, runs: pd.DataFrame | None = None) 
         "Each cell is the simulated value with the paper's in parentheses; the statistics are "
         "those of the paper's eq. (5), (6), (10), (11) over the runs (see docs/reproductions.md).\n\n"
         + table3_markdown(table),
+        *([ctx.claims] if ctx.claims else []),
+        *([ctx.sensitivity] if ctx.sensitivity else []),
         _ordering_section(order),
         _levels_section(lv),
         _outlier_section(out),
