@@ -26,6 +26,11 @@
 //!   ACK stream) does not end path-1 data's T_1. T_i(k) is the largest such delay among the
 //!   chunks of path i whose acknowledgment arrived in interval k (the paper's "maximum" form
 //!   of eq. (2) applied within the interval; the same as seed 001's v_max taking maxima).
+//!   A consequence of this reading: a chunk delivered only after another path's data filled
+//!   the hole before it is acknowledged at the data level on its own path by that path's *next*
+//!   ACK; on a path that keeps sending (seed 001's greedy stream) that is one ACK gap later, but
+//!   on a path that stops sending (an application-limited stream, a path the scheduler leaves)
+//!   it can be much later, and T_i grows by that wait.
 //! - **θ_i**: not measured separately; θ_i = T_i − τ_i.
 //! - **T_over(k)** = max_i T_i(k) over the paths with a T_i(k).
 //! - **max_{i∈[1,m]} τ_i(k)**: over all m paths that have an SRTT at sample k, as written
