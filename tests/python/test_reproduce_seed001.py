@@ -368,3 +368,25 @@ def test_claims_csv_and_report_sections_from_the_pipeline(repro: Path) -> None:
     assert set(s["variant"]) == {"base", ALONE[0], *(v[0] for v in VARIANTS)}
     assert (s.groupby("variant")["mptcp_cc"].nunique() == 4).all()
     assert "## Sensitivity: parameters the paper does not state" in report
+
+
+def test_sensitivity_summary_is_the_mean_over_path_ccs_of_pair_means_and_order_marks_ties() -> None:
+    from mptlab.reproduce import seed001_sensitivity as sens
+
+    def rec(m: str, p: str, seed: int, tput: float) -> dict:
+        return {"mptcp_cc": m, "path_cc": p, "seed": seed, "tput_av": tput, "v_av": 100.0, "zeta_av": 20.0,
+                "d1": 1.0, "d2": 0.5, "srtt1_av": 80.0, "srtt2_av": 57.0}
+
+    # LIA: Reno runs 10 and 20 (pair mean 15), Cubic one run of 30: mean over path CCs 22.5,
+    # not the mean over the three runs (20).
+    base = pd.DataFrame([rec("LIA", "Reno", 1, 10.0), rec("LIA", "Reno", 2, 20.0), rec("LIA", "Cubic", 1, 30.0),
+                         rec("OLIA", "Reno", 1, 22.5), rec("BALIA", "Reno", 1, 5.0)])
+    variant = base.assign(variant="loss-0", parameter="LTE random loss p", value="0")
+    s = sens.summarise(variant, base)
+    row = s[(s.variant == "base") & (s.mptcp_cc == "LIA")].iloc[0]
+    assert row["tput_av"] == pytest.approx(22.5) and row["runs"] == 3
+    assert row["d1_plus_d2"] == pytest.approx(1.5)
+    assert list(s["variant"].unique()) == ["base", "loss-0"]
+    assert sens.order_of(s, "base") == "LIA 22.50 = OLIA 22.50 > BALIA 5.00"
+    md = sens.markdown(s, 2, {"base": "1/2/3"})
+    assert "| base |" in md and "1/2/3" in md and "22.50 / 22.50 / 5.00 / –" in md
