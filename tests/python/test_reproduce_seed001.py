@@ -277,3 +277,116 @@ def test_unknown_pair_exits_2(tmp_path: Path) -> None:
     res = mptlab("reproduce", "seed001", "--runs", "1", "--pairs", "lia+vegas", "--out", str(tmp_path / "x"))
     assert res.returncode == 2 and "lia+reno" in res.stderr
     assert not (tmp_path / "x").exists()
+
+
+# --- the claims table (seed001_claims) -------------------------------------------------------
+
+from mptlab.reproduce import seed001_claims as claims_mod  # noqa: E402
+
+
+def _published_as_simulated() -> pd.DataFrame:
+    t = PUBLISHED.rename(columns={"value": "published"})
+    return t.assign(simulated=t["published"])
+
+
+def _set(t: pd.DataFrame, m: str, p: str, metric: str, stat: str, value: float) -> pd.DataFrame:
+    t = t.copy()
+    mask = (t.mptcp_cc == m) & (t.path_cc == p) & (t.metric == metric) & (t.statistic == stat)
+    assert mask.sum() == 1
+    t.loc[mask, "simulated"] = value
+    return t
+
+
+def test_every_claim_reading_holds_on_the_papers_own_table() -> None:
+    c = claims_mod.evaluate(_published_as_simulated())
+    testable = c[c["verdict"] != claims_mod.NOT_COMPARABLE]
+    assert len(testable) >= 12
+    assert (testable["published_holds"] == True).all(), testable[["id", "published"]]  # noqa: E712
+    # As simulated cells (unrounded, exact ties count against a claim) the paper's own numbers
+    # hold too, except where its printed integers tie: OLIA = BALIA in v_av (A2b), OLIA/Reno =
+    # OLIA/BBR in τ_1 + τ_2 (C5).
+    failing = set(testable.loc[testable["verdict"] != claims_mod.HOLDS, "id"])
+    assert failing == {"A2b", "C5"}, testable[["id", "verdict", "simulated"]]
+    # The qualitative claim and the figure-only trend (no trend given) are not comparable.
+    assert set(c.loc[c["verdict"] == claims_mod.NOT_COMPARABLE, "id"]) == {"C7", "S2"}
+    assert list(c.columns) == list(claims_mod.CLAIM_COLUMNS)
+
+
+def test_claim_verdicts_follow_the_simulated_cells() -> None:
+    t = _published_as_simulated()
+    # BALIA/Reno loses the throughput lead to LIA/Reno: C2 fails, and so does S1 (LIA > OLIA).
+    t2 = _set(t, "LIA", "Reno", "throughput", "av", 12.0)
+    c = claims_mod.evaluate(t2).set_index("id")
+    assert c.loc["C2", "verdict"] == claims_mod.FAILS and c.loc["S1", "verdict"] == claims_mod.FAILS
+    assert "LIA/Reno 12.00" in c.loc["C2", "simulated"]
+    assert c.loc["C2", "published_holds"] == True  # noqa: E712  (the published cells are untouched)
+    # An exact tie in the simulated (unrounded) cells: LIA/Reno's d_1 + d_2 equal to LIA/BBR's
+    # 1.3 takes C1 away (the runs did not single LIA/BBR out) ...
+    t3 = _set(_set(t, "LIA", "Reno", "drop_rate", "d1", 0.3), "LIA", "Reno", "drop_rate", "d2", 1.0)
+    assert claims_mod.evaluate(t3).set_index("id").loc["C1", "verdict"] == claims_mod.FAILS
+    # ... while the published table's printed ties (OLIA = BALIA = 96.33 ms in v_av) are allowed.
+    assert claims_mod.evaluate(t).set_index("id").loc["A2b", "published_holds"] == True  # noqa: E712
+    # ... but not when every candidate is equal: nothing stands out.
+    t4 = t.copy()
+    t4.loc[t4.metric == "throughput", "simulated"] = 20.0
+    c4 = claims_mod.evaluate(t4).set_index("id")
+    assert c4.loc["A2a", "verdict"] == claims_mod.FAILS and c4.loc["C2", "verdict"] == claims_mod.FAILS
+    assert c4.loc["A1", "verdict"] == claims_mod.FAILS  # ratio 1.0 < 1.5
+    # A missing simulated cell makes its claims not comparable.
+    t5 = _set(t, "BALIA", "BBR", "hol_degree", "zeta_av", float("nan"))
+    c5 = claims_mod.evaluate(t5).set_index("id")
+    assert c5.loc["C4", "verdict"] == claims_mod.NOT_COMPARABLE and c5.loc["A2c", "verdict"] == claims_mod.NOT_COMPARABLE
+    # The trend row from early/late goodput.
+    tr = pd.DataFrame({"mptcp_cc": ["LIA", "OLIA", "BALIA"], "path_cc": ["Reno"] * 3,
+                       "early": [5.0, 5.0, 9.0], "late": [6.0, 7.0, 8.0]})
+    s2 = claims_mod.evaluate(t, tr).set_index("id").loc["S2"]
+    assert s2["verdict"] == claims_mod.HOLDS and s2["simulated"].startswith("2 of 3 pairs rise")
+
+
+def test_bands_count_published_cells_within_10_25_50_percent() -> None:
+    t = pd.DataFrame({"mptcp_cc": ["LIA"] * 4, "path_cc": ["Reno"] * 4, "metric": ["m", "m", "m", "n"],
+                      "statistic": ["a", "b", "c", "d"], "published": [100.0, 100.0, 100.0, 10.0],
+                      "simulated": [109.0, 80.0, 151.0, 5.0], "unit": ["ms"] * 4})
+    b = claims_mod.within_bands(t).set_index("metric")
+    assert b.loc["m"].tolist() == [3, 1, 2, 2]  # cells, ±10, ±25, ±50 (151 is outside ±50)
+    assert b.loc["n"].tolist() == [1, 0, 0, 1]  # 5 against 10: exactly −50 %
+    assert b.loc["all"].tolist() == [4, 1, 2, 3]
+
+
+def test_claims_csv_and_report_sections_from_the_pipeline(repro: Path) -> None:
+    c = pd.read_csv(repro / "claims.csv")
+    assert list(c.columns) == list(claims_mod.CLAIM_COLUMNS)
+    assert set(c["verdict"]) <= {claims_mod.HOLDS, claims_mod.FAILS, claims_mod.NOT_COMPARABLE}
+    assert len(c) == len(claims_mod.CLAIMS) + 1
+    report = (repro / "report.md").read_text()
+    assert "## Claims of the abstract and conclusions" in report
+    assert "### Published numbers near the simulated ones" in report
+    assert "| all | 144 |" in report
+    # Sensitivity: the scenario as shipped and every variant, each with a Table 3 of its own.
+    s = pd.read_csv(repro / "sensitivity.csv")
+    from mptlab.reproduce.seed001_sensitivity import ALONE, VARIANTS
+    assert set(s["variant"]) == {"base", ALONE[0], *(v[0] for v in VARIANTS)}
+    assert (s.groupby("variant")["mptcp_cc"].nunique() == 4).all()
+    assert "## Sensitivity: parameters the paper does not state" in report
+
+
+def test_sensitivity_summary_is_the_mean_over_path_ccs_of_pair_means_and_order_marks_ties() -> None:
+    from mptlab.reproduce import seed001_sensitivity as sens
+
+    def rec(m: str, p: str, seed: int, tput: float) -> dict:
+        return {"mptcp_cc": m, "path_cc": p, "seed": seed, "tput_av": tput, "v_av": 100.0, "zeta_av": 20.0,
+                "d1": 1.0, "d2": 0.5, "srtt1_av": 80.0, "srtt2_av": 57.0}
+
+    # LIA: Reno runs 10 and 20 (pair mean 15), Cubic one run of 30: mean over path CCs 22.5,
+    # not the mean over the three runs (20).
+    base = pd.DataFrame([rec("LIA", "Reno", 1, 10.0), rec("LIA", "Reno", 2, 20.0), rec("LIA", "Cubic", 1, 30.0),
+                         rec("OLIA", "Reno", 1, 22.5), rec("BALIA", "Reno", 1, 5.0)])
+    variant = base.assign(variant="loss-0", parameter="LTE random loss p", value="0")
+    s = sens.summarise(variant, base)
+    row = s[(s.variant == "base") & (s.mptcp_cc == "LIA")].iloc[0]
+    assert row["tput_av"] == pytest.approx(22.5) and row["runs"] == 3
+    assert row["d1_plus_d2"] == pytest.approx(1.5)
+    assert list(s["variant"].unique()) == ["base", "loss-0"]
+    assert sens.order_of(s, "base") == "LIA 22.50 = OLIA 22.50 > BALIA 5.00"
+    md = sens.markdown(s, 2, {"base": "1/2/3"})
+    assert "| base |" in md and "1/2/3" in md and "22.50 / 22.50 / 5.00 / –" in md

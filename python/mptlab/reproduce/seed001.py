@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from mptlab.reproduce import seed001_claims, seed001_sensitivity
 from mptlab.reproduce.common import ReproduceError, read_published, repo_file
 from mptlab.reproduce.seed001_table import (
     PAIRS,
@@ -44,6 +45,8 @@ PAIR_COLUMN = "cc_pair"
 DEFAULT_OUT = Path("reproductions") / STUDY
 PUBLISHED_COLUMNS = ("mptcp_cc", "path_cc", "metric", "statistic", "value", "unit")
 PUBLISHED_CELLS = 144
+#: Runs per pair of each sensitivity variant (at most; fewer when --runs is smaller).
+SENSITIVITY_RUNS = 10
 
 
 @dataclasses.dataclass
@@ -123,6 +126,7 @@ def reproduce(
     pairs: list[str] | None = None,
     progress: bool = False,
     command: str | None = None,
+    sensitivity: bool = True,
 ) -> Reproduction:
     """Run the study and write its outputs under `out` (default reproductions/seed001).
 
@@ -151,11 +155,31 @@ def reproduce(
         raise ReproduceError(f"every run failed; see {folder} (mptlab query {folder} "
                              "\"SELECT error FROM runs\")", exit_code=1)
     table = with_published(table3(ok), published)
+    trend_frame = _trend(folder)
+    claims = seed001_claims.evaluate(table, trend_frame)
+    bands = seed001_claims.within_bands(table)
     files = [
         write_text(out / "runs.csv", per_run.to_csv(index=False)),
         write_text(out / "table3.csv", table.to_csv(index=False)),
         write_text(out / "table3.md", "Table 3, simulated (published)\n\n" + markdown(table)),
+        write_text(out / "claims.csv", claims.to_csv(index=False)),
     ]
+    sens_md = ""
+    if sensitivity and not pairs:
+        sens_runs = min(len(plan.seeds), SENSITIVITY_RUNS)
+        sens_runs_frame, sens_failed = seed001_sensitivity.run_variants(
+            out, sens_runs, workers, dask, progress, plan_for, load_runs)
+        base = ok if len(plan.seeds) == sens_runs else ok[ok["seed"] <= sens_runs]
+        sens = seed001_sensitivity.summarise(sens_runs_frame, base)
+        verdicts = {"base": _verdict_counts(seed001_claims.evaluate(with_published(table3(base), published)))}
+        for v, g in sens_runs_frame.groupby("variant", sort=False):
+            if (g["path_cc"] != "none").all():
+                verdicts[v] = _verdict_counts(seed001_claims.evaluate(with_published(table3(g), published)))
+        files.append(write_text(out / "sensitivity.csv", sens.to_csv(index=False)))
+        sens_md = seed001_sensitivity.markdown(sens, sens_runs, verdicts)
+        if sens_failed:
+            sens_md += "\nFailed sensitivity runs: " + "; ".join(sens_failed) + "\n"
+    claims_md = seed001_claims.markdown(claims, bands, int(table["simulated"].isna().sum()))
     seeds, figures, frame = _figures(folder, ok, out)
     files += figures
     html = _html_report(folder, out)
@@ -163,8 +187,23 @@ def reproduce(
         files.append(html)
     failed = per_run[per_run["status"] != "ok"]
     files.append(_report(out, table, failed, ok, seeds, figures, frame, html, folder, ref_path, plan,
-                         command or _command(runs, out, workers, dask, pairs), _core.version()))
+                         command or _command(runs, out, workers, dask, pairs), _core.version(),
+                         claims_md, sens_md))
     return Reproduction(out=out, table=table, runs=per_run, files=files, failed=len(failed), sweep=folder)
+
+
+def _verdict_counts(claims: pd.DataFrame) -> str:
+    c = claims["verdict"].value_counts()
+    return f"{c.get(seed001_claims.HOLDS, 0)}/{c.get(seed001_claims.FAILS, 0)}/{c.get(seed001_claims.NOT_COMPARABLE, 0)}"
+
+
+def _trend(folder: Path) -> pd.DataFrame | None:
+    from mptlab.reproduce.seed001_compare import trend
+
+    try:
+        return trend(_flow_series(folder, "goodput_mbps"))
+    except Exception:  # noqa: BLE001 - a missing series only leaves the trend claim not comparable
+        return None
 
 
 def _figures(folder: Path, ok: pd.DataFrame, out: Path) -> tuple[dict[str, int], list[Path], pd.DataFrame | None]:
@@ -206,7 +245,8 @@ def _html_report(folder: Path, out: Path) -> Path | None:
 
 def _report(out: Path, table: pd.DataFrame, failed: pd.DataFrame, ok: pd.DataFrame, seeds: dict[str, int],
             figures: list[Path], frame: pd.DataFrame | None, html: Path | None, folder: Path,
-            ref_path: Path, plan: Any, command: str, version: str) -> Path:
+            ref_path: Path, plan: Any, command: str, version: str, claims_md: str = "",
+            sensitivity_md: str = "") -> Path:
     from mptlab.reproduce.seed001_report import Context, render
 
     from mptlab.reproduce.seed001_compare import peak_times, trend
@@ -229,6 +269,8 @@ def _report(out: Path, table: pd.DataFrame, failed: pd.DataFrame, ok: pd.DataFra
         peaks={label: peak_times(_flow_series(folder, series))
                for label, series in (("T_over(k)", "protocol_delay_ms"), ("ζ(k)", "hol_degree_ms"))},
         series=frame,
+        claims=claims_md,
+        sensitivity=sensitivity_md,
     )
     return write_text(out / "report.md", render(table, ctx, runs=ok))
 

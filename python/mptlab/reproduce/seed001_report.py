@@ -44,6 +44,10 @@ class Context:
     #: The representative runs' time series the figures were drawn from; the figure-text
     #: values are measured on it (None: not drawn).
     series: pd.DataFrame | None = None
+    #: The claims section (seed001_claims.markdown) and the sensitivity section
+    #: (seed001_sensitivity.markdown), already rendered ("" leaves them out).
+    claims: str = ""
+    sensitivity: str = ""
 
 
 def render(table: pd.DataFrame, ctx: Context, runs: pd.DataFrame | None = None) -> str:
@@ -58,6 +62,8 @@ def render(table: pd.DataFrame, ctx: Context, runs: pd.DataFrame | None = None) 
         "Each cell is the simulated value with the paper's in parentheses; the statistics are "
         "those of the paper's eq. (5), (6), (10), (11) over the runs (see docs/reproductions.md).\n\n"
         + table3_markdown(table),
+        *([ctx.claims] if ctx.claims else []),
+        *([ctx.sensitivity] if ctx.sensitivity else []),
         _ordering_section(order),
         _levels_section(lv),
         _outlier_section(out),
@@ -230,17 +236,21 @@ def _why_section(lv: pd.DataFrame) -> str:
         "which keep queues short, can look different from loss-based control only through the "
         "queue.",
         "- **Calibrated to the network rows, not to the pairs.** The profile "
-        "(`scenarios/seed001-lte.toml`) was set so that the SRTTs and the throughput range, "
-        "averaged over all pairs, land near Table 3, and the drop rates in its order of "
-        "magnitude; the ordering of the pairs is left to the controllers.",
+        "(`scenarios/seed001-lte.toml`) was set so that the SRTTs averaged over all pairs land "
+        "near Table 3 and the drop rates (d_1 + d_2) at their all-pair level; never on throughput, "
+        "protocol delay or HoL degree. The random loss, the receive buffer, the LTE queues and "
+        "the LTE rate are not stated in the paper: the sensitivity rows above show the results "
+        "over a range of the first three.",
         "- **Implementations.** The paper ran Linux 4.19 with MPTCP v0.95 and a kernel patch, not "
         "published, that runs a path CC independently of the MPTCP CC. mptlab's composition "
         "(`lia+reno`: both controllers see every event, the subflow sends within the smaller "
         "window) is an interpretation, documented in docs/congestion-control.md. Linux's receive "
         "buffer autotuning is modelled as a fixed 300 kB connection-level buffer.",
         "- **Sampling.** The paper does not give its sampling interval; here k is 100 ms and "
-        "T_over(k) is the largest protocol delay acknowledged in interval k, ζ(k) = T_over(k) − "
-        "max_i τ_i(k) with the smoothed τ_i at the end of the interval, so ζ(k) can be negative "
+        "T_over(k) = max_i T_i(k) (eq. 2), T_i(k) the largest hand-over → acknowledgment delay of "
+        "path i's chunks whose acknowledgment came back over path i in interval k; ζ(k) = "
+        "T_over(k) − max_i τ_i(k) over every path, with the smoothed τ_i at the end of the "
+        "interval, so ζ(k) can be negative when the slowest path acknowledged nothing in k "
         "(eq. (11) clips only the per-run maximum). The drop rate d_i counts the path's packets "
         "dropped in the network per second of the run.",
     ]

@@ -78,7 +78,9 @@ TABLE_COLUMNS = ("mptcp_cc", "path_cc", "metric", "statistic", "simulated", "pub
 
 def split_pair(pair: str) -> tuple[str, str]:
     """"lia+reno" -> ("LIA", "Reno"): the derived mptcp_cc / path_cc columns."""
-    mptcp, _, path = pair.lower().partition("+")
+    mptcp, plus, path = pair.lower().partition("+")
+    if not plus and mptcp in MPTCP_CCS:
+        return MPTCP_CCS[mptcp], "none"  # the coupled controller alone (sensitivity runs)
     if mptcp not in MPTCP_CCS or path not in PATH_CCS:
         raise ValueError(f"not a seed 001 pair: {pair!r} (valid: {', '.join(PAIRS)})")
     return MPTCP_CCS[mptcp], PATH_CCS[path]

@@ -73,19 +73,24 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
       trace interval k (default 100 ms) while the subflow has one; mean (tau_i,av) and maximum \
       (tau_i,max, key srtt_ms_max) over the samples of the run, in ms (summary key flows[].mptcp.paths[].srtt_ms_mean / srtt_ms_max)"),
     ("mptcp_protocol_delay_ms",
-     "seed 001 eq. 2-4 protocol delay: per application write (per scheduled chunk for a greedy \
-      source) the time from its hand-over to the MPTCP sender until the DATA_ACK covering it; \
-      T_over(k) = the largest such delay acknowledged in trace interval k; v_av and v_max are \
-      the mean and maximum of T_over(k) over the run (eq. 3, 4); per_handover gives the \
-      distribution over all hand-overs, in ms (summary key flows[].mptcp.protocol_delay_ms)"),
+     "seed 001 eq. 1-4 protocol delay: T_over(k) = max_i T_i(k) (eq. 2), where T_i(k) is the \
+      largest delay, among the chunks placed on path i, from hand-over to the MPTCP sender (the \
+      write; the scheduler taking the chunk for a greedy source) to the first ACK received on \
+      path i whose DATA_ACK covers it, over the ACKs of trace interval k; v_av and v_max are the \
+      mean and maximum of T_over(k) over the run (eq. 3, 4); first_data_ack has the same for the \
+      first DATA_ACK on any path; per_handover gives that delay over all hand-overs, in ms \
+      (summary key flows[].mptcp.protocol_delay_ms)"),
     ("mptcp_hol_degree_ms",
-     "seed 001 eq. 7-9 head-of-line blocking degree: zeta(k) = T_over(k) - max_i tau_i(k) over \
-      the subflows with an SRTT at sample k; zeta_av and zeta_max are its mean and maximum over \
-      the run, in ms (can be negative; eq. 11 clips at 0 only when averaging over runs) (summary key flows[].mptcp.hol_degree_ms)"),
+     "seed 001 eq. 7-9 head-of-line blocking degree: zeta(k) = T_over(k) - max_i tau_i(k), the \
+      max over every subflow with an SRTT at sample k; zeta_av and zeta_max are its mean and \
+      maximum over the run, in ms; negative_samples counts zeta(k) < 0 (the slowest path \
+      acknowledged nothing in k, or its SRTT lags; eq. 11 clips at 0 only when averaging over \
+      runs) (summary key flows[].mptcp.hol_degree_ms)"),
     ("mptcp_hol_wait_ms",
-     "head-of-line wait measured directly: per data chunk, time from its arrival at the \
-      receiving host to its delivery to the application (waits in a subflow's and in the \
-      data-level reassembly queue), in ms; distribution over chunks (summary key flows[].mptcp.hol_wait_ms)"),
+     "reassembly wait measured directly (not seed 001's definition): per data chunk, time from \
+      its arrival at the receiving host to its delivery to the application (waits in a \
+      subflow's and in the data-level reassembly queue), in ms; distribution over chunks \
+      (summary key flows[].mptcp.hol_wait_ms)"),
     ("mptcp_drop_rate_per_s",
      "seed 001 mean drop rate d_i: data packets of subflow i dropped in the network (queues, \
       channels, down links) per second of the flow's lifetime; drop_pct is eq. 12, dropped over \

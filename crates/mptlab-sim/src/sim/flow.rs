@@ -21,10 +21,12 @@ pub enum Transport {
 pub struct MpMetrics {
     /// SRTT of each subflow in ms (τ_i(k)), sampled while the subflow has one.
     pub srtt: Vec<Trace>,
-    /// T_over(k): the largest protocol delay acknowledged in sampling interval k, in ms.
+    /// T_over(k) = max_i T_i(k) (seed 001 eq. 2, `transport/mptcp/hol.rs`), in ms.
     pub protocol_delay: Trace,
     /// ζ(k) = T_over(k) − max_i τ_i(k), in ms (seed 001 eq. 8–9).
     pub hol_degree: Trace,
+    /// The largest hand-over → first DATA_ACK (on any path) delay acknowledged in interval k, ms.
+    pub data_ack_delay: Trace,
     /// Data packets of each subflow dropped in the network (queues, channels, down links).
     pub path_drops: Vec<u64>,
 }
@@ -35,6 +37,7 @@ impl MpMetrics {
             srtt: (0..paths).map(|_| Trace::new(trace_every, duration)).collect(),
             protocol_delay: Trace::new(trace_every, duration),
             hol_degree: Trace::new(trace_every, duration),
+            data_ack_delay: Trace::new(trace_every, duration),
             path_drops: vec![0; paths],
         }
     }

@@ -7,7 +7,7 @@ use super::{Ev, Packet, Simulation, RECEIVER, SENDER};
 use crate::cc::CcParams;
 use crate::net::Proto;
 use crate::spec::TransportSpec;
-use crate::transport::mptcp::{MpSeg, MptcpSender, SubState, DSS_ACK_BYTES, DSS_DATA_BYTES};
+use crate::transport::mptcp::{hol, MpSeg, MptcpSender, SubState, DSS_ACK_BYTES, DSS_DATA_BYTES, MAX_SUBFLOWS};
 use crate::transport::segment::TCP_HEADER_BYTES;
 use mptlab_engine::Time;
 
@@ -152,12 +152,18 @@ impl Simulation {
     }
 }
 
-/// One sample k of an MPTCP flow: total window, τ_i(k) per subflow, T_over(k) and ζ(k).
+/// One sample k of an MPTCP flow: total window, τ_i(k) per subflow, T_i(k), T_over(k) (eq. 2)
+/// and ζ(k) (eq. 8) as `transport/mptcp/hol.rs` reads them, and the first-DATA_ACK delay.
 pub(super) fn sample(now: Time, snd: &mut MptcpSender, m: &mut FlowMetrics) {
     let Some(mp) = m.mp.as_mut() else { return };
     let mut cwnd = 0;
-    let mut max_srtt: Option<f64> = None;
-    for (i, s) in snd.subs.iter().enumerate() {
+    let n = snd.subs.len().min(MAX_SUBFLOWS);
+    let mut tau = [None; MAX_SUBFLOWS];
+    let mut t_i = [None; MAX_SUBFLOWS];
+    for i in 0..n {
+        // Taken on every path, so an interval's T_i never leaks into the next one.
+        t_i[i] = snd.path_delay.take(i).map(|d| d as f64 / 1e6);
+        let s = &snd.subs[i];
         if s.state != SubState::Active || !s.snd.is_established() {
             continue;
         }
@@ -165,15 +171,15 @@ pub(super) fn sample(now: Time, snd: &mut MptcpSender, m: &mut FlowMetrics) {
         if let Some(r) = s.snd.rtt().srtt() {
             let ms = r as f64 / 1e6;
             mp.srtt[i].record(now, ms);
-            max_srtt = Some(max_srtt.map_or(ms, |x: f64| x.max(ms)));
+            tau[i] = Some(ms);
         }
     }
     m.cwnd.record(now, cwnd as f64);
     if let Some(d) = snd.take_interval_protocol_delay() {
-        let pd = d as f64 / 1e6;
-        mp.protocol_delay.record(now, pd);
-        if let Some(t) = max_srtt {
-            mp.hol_degree.record(now, pd - t);
-        }
+        mp.data_ack_delay.record(now, d as f64 / 1e6);
+    }
+    if let Some((t_over, z)) = hol::zeta(&t_i[..n], &tau[..n]) {
+        mp.protocol_delay.record(now, t_over);
+        mp.hol_degree.record(now, z);
     }
 }

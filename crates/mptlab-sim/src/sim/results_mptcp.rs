@@ -77,12 +77,19 @@ impl Simulation {
         let (v_av, v_max) = av_max(pd);
         let hol = mp.hol_degree.points().1;
         let (z_av, z_max) = av_max(hol);
+        let negative = hol.iter().filter(|&&z| z < 0.0).count();
+        let dad = mp.data_ack_delay.points().1;
+        let (d_av, d_max) = av_max(dad);
         let st = &snd.stats;
         let mut block = json!({
             "scheduler": spec.scheduler.name(),
             "paths": paths,
-            "protocol_delay_ms": {"v_av": v_av, "v_max": v_max, "samples": pd.len(), "per_handover": quantiles_ms(&snd.protocol_delay)},
-            "hol_degree_ms": {"zeta_av": z_av, "zeta_max": z_max, "samples": hol.len()},
+            "protocol_delay_ms": {
+                "v_av": v_av, "v_max": v_max, "samples": pd.len(),
+                "first_data_ack": {"v_av": d_av, "v_max": d_max, "samples": dad.len()},
+                "per_handover": quantiles_ms(&snd.protocol_delay),
+            },
+            "hol_degree_ms": {"zeta_av": z_av, "zeta_max": z_max, "samples": hol.len(), "negative_samples": negative},
             "hol_wait_ms": quantiles_ms(&rcv.hol_wait),
             "window_stall_s": as_secs_f64(snd.window_stall_ns(self.spec.duration)),
             "window_stalls": st.window_stalls,
@@ -110,6 +117,7 @@ impl Simulation {
             }
             c.push_trace("protocol_delay_ms", name, &mp.protocol_delay);
             c.push_trace("hol_degree_ms", name, &mp.hol_degree);
+            c.push_trace("first_data_ack_delay_ms", name, &mp.data_ack_delay);
         }
     }
 }

@@ -36,6 +36,14 @@
 //!   max(FlightSize − round(FlightSize/2 · min(α_r, 1.5)), 2·SMSS), cwnd = ssthresh, then PRR
 //!   in the transport. A timeout outside recovery sets the same ssthresh (Linux
 //!   `mptcp_balia_ssthresh` serves both) and cwnd = 1 SMSS.
+//! - α in (B3) is the paper's real ratio. Linux `mptcp_balia_recalc_ai` (MPTCP v0.95, the
+//!   kernel seed 001 ran) computes it as the integer quotient `div64_u64(max_rate, rate)`, so
+//!   a path whose rate is within 2× of the fastest has α = 1 there and is halved like Reno's,
+//!   while here it loses up to 3/4 of its window (the increase uses the real ratio in both).
+//!   Measured on seed 001's scenario (10 seeds, a one-line `floor()` probe, not shipped):
+//!   balia+reno 24.70 → 25.03 Mbit/s at p = 0.0001 and 11.20 → 11.60 at p = 0.001 (lia+reno
+//!   25.11 and 11.69): the truncation moves BALIA from below OLIA to about OLIA's level, still
+//!   below LIA.
 //! - Uncoupled (one path, or no RTT sample yet) BALIA is Reno exactly, as Linux
 //!   (`cnt_established <= 1`: `tcp_reno_cong_avoid`, `tcp_reno_ssthresh`); slow start is
 //!   Reno's either way (`tcp_slow_start`).

@@ -360,6 +360,39 @@ fn olia_moves_window_away_from_the_largest_window_path() {
     assert_eq!((o.alpha(), o.increase_per_byte()), (0.0, None));
 }
 
+#[test]
+fn olia_collected_path_grows_by_the_first_term_plus_alpha_over_w_per_ack() {
+    // Three paths: p0 (30 000 B, 100 ms, ℓ = 100 000: ℓ/rtt² = 1e7) has the largest window;
+    // this subflow (10 000 B, 50 ms, ℓ ≥ 50 000: ≥ 2e7) is the only best path; p2 (10 000 B,
+    // 50 ms, ℓ = 10 000: 4e6) neither. M = {p0}, B\M = {this}: α = 1/(3·1) = 1/3 (and stays so
+    // as this subflow's ℓ grows with the ACKs below). Per byte acknowledged (O1):
+    // (w/rtt²)/(Σ w/rtt)² + α/w = 4e6/(7e5)² + (1/3)/10 000 = 8.163e-6 + 3.333e-5 = 4.150e-5
+    // segments: one MSS after 24 097 bytes, i.e. 241 ACKs of 100 bytes, where Reno needs 10 000
+    // bytes and LIA (α_LIA = 50 000 · 4e6/(7e5)² = 0.408: one MSS per cwnd_total/α_LIA =
+    // 122 500 bytes) five times more than OLIA on this collected path.
+    let mut o = olia_at(10 * M, 50 * MS, 50_000);
+    let p0 = SubflowCcView { bytes_since_loss: 100_000, ..view(30 * M, 100 * MS) };
+    let p2 = SubflowCcView { bytes_between_losses: 10_000, ..view(10 * M, 50 * MS) };
+    let per_byte = 4e6 / 4.9e11 + 1.0 / 3.0 / 10_000.0;
+    let mut acked = 0u64;
+    while o.window() == 10 * M {
+        o.couple(&with_peers(&o, &[p0, p2]), 0);
+        assert!(close(o.alpha(), 1.0 / 3.0), "{}", o.alpha());
+        assert!(close(o.increase_per_byte().unwrap(), per_byte));
+        o.on_ack(&ack(100, 50 * MS));
+        acked += 100;
+        assert!(acked < 100_000, "no increase");
+    }
+    assert_eq!(o.window(), 11 * M);
+    assert_eq!(acked, ((1.0 / per_byte) / 100.0).ceil() as u64 * 100, "{acked} bytes");
+    // LIA on the same views, for contrast: one MSS per cwnd_total/α bytes.
+    let mut lia = in_congestion_avoidance(Lia::new(params(10)), 10 * M, 50 * MS);
+    lia.couple(&with_peers(&lia, &[view(30 * M, 100 * MS), view(10 * M, 50 * MS)]), 0);
+    let alpha = 50_000.0 * 4e6f64.max(3e6) / (7e5f64 * 7e5);
+    assert!(close(lia.alpha().unwrap(), alpha));
+    assert_eq!(lia.bytes_per_increase(), (50_000.0 / alpha).round() as u64);
+}
+
 // ----- BALIA -------------------------------------------------------------------------------
 
 #[test]

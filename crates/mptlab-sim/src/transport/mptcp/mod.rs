@@ -14,6 +14,7 @@
 //! Option bytes on the wire: `DSS_DATA_BYTES` on data segments, `DSS_ACK_BYTES` on others.
 
 pub mod config;
+pub mod hol;
 pub mod mapping;
 pub mod receiver;
 pub mod sender;

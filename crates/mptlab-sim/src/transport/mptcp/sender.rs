@@ -27,9 +27,11 @@
 //!   written (the DATA_FIN exchange is folded into that ACK).
 //! - Protocol delay (seed 001 eq. 2–6, measured directly): per application write (per chunk for
 //!   a greedy sender, whose data is handed over when the scheduler takes it), the time from the
-//!   hand-over to the DATA_ACK that covers it.
+//!   hand-over to the DATA_ACK that covers it. The per-path delay T_i of eqs. (1), (2), (8) (the
+//!   acknowledgment received on the chunk's own path) is `hol.rs`'s `PathDelays`.
 
 use super::config::MptcpConfig;
+use super::hol::PathDelays;
 use super::mapping::{Mapping, Mappings};
 use crate::cc::{AnyCc, CongestionControl, SubflowCcView};
 use crate::metrics::LogHistogram;
@@ -153,6 +155,8 @@ pub struct MptcpSender {
     pub protocol_delay: LogHistogram,
     /// Largest protocol delay acknowledged since the last `take_interval_protocol_delay`.
     interval_protocol_delay: Option<Time>,
+    /// Seed 001's T_i(k): hand-over to the DATA_ACK received on the chunk's own path.
+    pub path_delay: PathDelays,
 }
 
 /// What the connection needs to open (and re-open) subflows.
@@ -220,6 +224,7 @@ impl MptcpSender {
             stats: ConnStats::default(),
             protocol_delay: LogHistogram::new(),
             interval_protocol_delay: None,
+            path_delay: PathDelays::new(n),
         }
     }
 
@@ -328,6 +333,7 @@ impl MptcpSender {
     /// is reinjected and it stays closed until `reopen_subflow`. Returns the new incarnation.
     pub fn close_subflow(&mut self, now: Time, i: usize, fresh_cc: AnyCc, out: &mut Vec<MpSeg>) -> u8 {
         self.reinject_from(i, true);
+        self.path_delay.clear(i);
         self.touched |= 1 << i;
         let s = &mut self.subs[i];
         s.state = SubState::Closed;
@@ -368,6 +374,7 @@ impl MptcpSender {
         let una_before = s.snd.snd_una();
         let max_before = s.max_cwnd;
         self.on_data_ack(now, h.dss, h.wnd);
+        self.path_delay.acked(now, i, h.dss);
         self.couple(i);
         self.tmp.clear();
         let s = &mut self.subs[i];
@@ -656,6 +663,10 @@ impl MptcpSender {
 
     /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can.
     fn place(&mut self, now: Time, i: usize, dsn: u64, len: u32, out: &mut Vec<MpSeg>) {
+        // Hand-over time of the chunk: its write's (or, for a greedy source's new data, now).
+        let k = self.handed.partition_point(|&(end, _)| end <= dsn);
+        let handed = self.handed.get(k).map_or(now, |&(_, t)| t);
+        self.path_delay.placed(i, dsn + len as u64, handed);
         let s = &mut self.subs[i];
         s.map.push(Mapping { ssn: s.snd.write_end(), dsn, len });
         s.snd.write(len as u64);
