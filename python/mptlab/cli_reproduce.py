@@ -49,6 +49,10 @@ def reproduce(
         Optional[str],
         typer.Option("--pairs", hidden=True, help="Only these configurations (seed001: CC pairs; seed002: cases), comma-separated (tests)."),
     ] = None,
+    sensitivity: Annotated[
+        bool,
+        typer.Option("--sensitivity/--no-sensitivity", help="Also run the sensitivity rows over the parameters the paper does not state (about half the runs)."),
+    ] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
 ) -> None:
     """Reproduce a seed study: run its plan, compute its tables next to the published
@@ -63,11 +67,13 @@ def reproduce(
     chosen = [p for p in pairs.split(",") if p.strip()] if pairs else None
     args = ["mptlab reproduce", study] + (["--runs", str(runs)] if runs is not None else []) \
         + (["--out", str(out)] if out is not None else []) + (["-j", str(workers)] if workers else []) \
-        + (["--dask", dask] if dask else []) + (["--pairs", pairs] if pairs else [])
+        + (["--dask", dask] if dask else []) + (["--pairs", pairs] if pairs else []) \
+        + ([] if sensitivity else ["--no-sensitivity"])
     try:
         with store_errors("the reproduction"):
             res = module.reproduce(runs=runs, out=out, workers=workers, dask=dask, pairs=chosen,
-                                   progress=not quiet and sys.stderr.isatty(), command=" ".join(args))
+                                   progress=not quiet and sys.stderr.isatty(), command=" ".join(args),
+                                   sensitivity=sensitivity)
     except ReproduceError as e:
         fail(str(e), e.exit_code)
     if not quiet:

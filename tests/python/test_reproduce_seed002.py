@@ -166,3 +166,11 @@ def test_cli_rejects_an_unknown_case_before_running_anything(tmp_path: Path) -> 
     assert r.returncode == 2
     assert "unknown case" in r.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_no_sensitivity_leaves_the_grid_out(tmp_path: Path) -> None:
+    from mptlab.reproduce.seed002 import reproduce
+
+    res = reproduce(runs=1, out=tmp_path, workers=2, duration="2s", pairs=["total-delay", "sensitivity"], sensitivity=False)
+    assert not list(tmp_path.glob("sweep-sensitivity*")) and list(tmp_path.glob("sweep-total-delay*"))
+    assert (res.out / "report.md").exists()

@@ -213,15 +213,18 @@ def reproduce(
     progress: bool = False,
     command: str | None = None,
     duration: str | None = None,
+    sensitivity: bool = True,
 ) -> Reproduction:
     """Run the study and write its outputs under `out` (default reproductions/seed002).
+    `sensitivity=False` leaves out the sensitivity grid (the CLI's --no-sensitivity).
 
     `pairs` (the CLI's hidden --pairs) limits the run to some CASES (tests); `duration` shortens
     every run (tests; the fixed-time cases then cover less than the paper's 20 s). Raises
     ReproduceError (exit 2) before running anything when a plan or the published numbers are
     missing; failed runs are left out of the statistics and counted in `failed`."""
     from mptlab import _core
-    from mptlab.reproduce.seed002_claims import agreement, band_counts, claims, seed_report, sensitivity
+    from mptlab.reproduce.seed002_claims import agreement, band_counts, claims, seed_report
+    from mptlab.reproduce.seed002_claims import sensitivity as sensitivity_table
     from mptlab.reproduce.seed002_figures import draw_figures
     from mptlab.reproduce.seed002_report import render
     from mptlab.reproduce.seed002_table import comparison, markdown, stats_frame
@@ -239,6 +242,8 @@ def reproduce(
         if unknown or not wanted:
             raise ReproduceError(f"--pairs: unknown case {', '.join(unknown) or '(none)'} (valid: {', '.join(CASES)})")
         cases = [c for c in CASES if c in wanted]
+    if not sensitivity:
+        cases = [c for c in cases if c != "sensitivity"]
     plans = {c: plan_for(c, n, duration) for c in cases}
     out = Path(out) if out is not None else DEFAULT_OUT
     frames, curves, folders = [], pd.DataFrame(), {}
@@ -265,7 +270,7 @@ def reproduce(
     bands = band_counts(table)
     verdicts = claims(stats, ok)
     seeds = seed_report(ok)
-    sens = sensitivity(ok)
+    sens = sensitivity_table(ok)
     files = [
         write_text(out / "runs.csv", per_run.drop(columns=["run_key"]).to_csv(index=False)),
         write_text(out / "stats.csv", stats.to_csv(index=False)),
