@@ -183,7 +183,8 @@ def test_an_interrupted_run_leaves_a_marked_folder_that_a_rerun_replaces(tmp_pat
 
     out = tmp_path / "r"
     cmd = [sys.executable, "-m", "mptlab", "run", str(QUICKSTART), "--out", str(out), "--no-plots", "-q"]
-    p = subprocess.Popen([*cmd, "--set", "run.duration=3600s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # 10^5 simulated s: over a minute of wall time, so the SIGINT lands while it simulates.
+    p = subprocess.Popen([*cmd, "--set", "run.duration=100000s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
         while not (out / ".incomplete").exists() and time.monotonic() < deadline:
