@@ -184,7 +184,12 @@ def test_an_interrupted_run_leaves_a_marked_folder_that_a_rerun_replaces(tmp_pat
     out = tmp_path / "r"
     cmd = [sys.executable, "-m", "mptlab", "run", str(QUICKSTART), "--out", str(out), "--no-plots", "-q"]
     # 10^5 simulated s: over a minute of wall time, so the SIGINT lands while it simulates.
-    p = subprocess.Popen([*cmd, "--set", "run.duration=100000s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT back to its default in the child: a test run started as a background job inherits
+    # it ignored, and Python then never turns it into KeyboardInterrupt.
+    p = subprocess.Popen(
+        [*cmd, "--set", "run.duration=100000s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 60
         while not (out / ".incomplete").exists() and time.monotonic() < deadline:
