@@ -72,7 +72,7 @@ def _scalar(rng: random.Random) -> Any:
     return rng.choice([[], [1, 2], ["a", "b"], {}, {"kind": "droptail"}, [["a", "b"]]])
 
 
-_QUANTITY = re.compile(r"^([0-9][0-9_.]*)([A-Za-z]*)$")
+_QUANTITY = re.compile(r"^([0-9][0-9_]*(?:\.[0-9]+)?)([A-Za-z]*)$")
 
 
 def _tweak(v: Any, rng: random.Random) -> Any:
