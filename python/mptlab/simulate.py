@@ -7,6 +7,7 @@ The bar starts lazily: runs that finish within about a second never show one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -22,6 +23,8 @@ from mptlab import _core
 from mptlab.source import Overrides, ScenarioLike, ScenarioSource, load, normalize_overrides
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterator
+
     from mptlab.results import Result
 
 #: Number of `advance` calls per run.
@@ -113,9 +116,13 @@ def execute(
     drive(prep.sim, progress)
     wall_s = time.perf_counter() - t0
 
-    summary_text = prep.sim.summary_json()
-    summary = json.loads(summary_text)
-    table = results.timeseries_table(prep.sim.timeseries())
+    # After a run long enough to have shown a bar, say what the wait is for (the summary and
+    # the time series are collected in one engine call each; Ctrl-C takes effect after it).
+    want_status = (progress if progress is not None else _stderr_is_terminal()) and wall_s > PROGRESS_AFTER_S
+    with _status("collecting results", want_status):
+        summary_text = prep.sim.summary_json()
+        summary = json.loads(summary_text)
+        table = results.timeseries_table(prep.sim.timeseries())
     info = provenance(prep, started, wall_s)
     # Collecting the summary and the time series is part of what a run costs: reported apart
     # from the simulation's own wall time (which events/s and packets/s are computed from).
@@ -158,6 +165,18 @@ def provenance(prep: Prepared, started: datetime, wall_s: float) -> dict[str, An
     }
     info.update(prep.extra_provenance)
     return info
+
+
+@contextlib.contextmanager
+def _status(text: str, enabled: bool) -> Iterator[None]:
+    """A transient spinner with `text` on stderr while the block runs (nothing when disabled)."""
+    if not enabled:
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(text):
+        yield
 
 
 def _stderr_is_terminal() -> bool:
