@@ -68,8 +68,9 @@ export BOOTSTRAP_PIP
 define LIST_REQUIREMENTS
 import tomllib
 p = tomllib.load(open("pyproject.toml", "rb"))
+extras = p["project"]["optional-dependencies"]
 print("\n".join(p["build-system"]["requires"] + p["project"]["dependencies"]
-                + p["project"]["optional-dependencies"]["test"]))
+                + extras["learn"] + extras["dask"] + extras["test"]))
 endef
 export LIST_REQUIREMENTS
 

@@ -7,7 +7,6 @@ repository root.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -72,21 +71,14 @@ def resolve(name: str) -> Workload:
 
 
 def repo_file(relative: str) -> Path:
-    """Find `relative` under the repository: $MPTLAB_ROOT, the current directory or one of
-    its parents, or a parent of the installed package (an editable install lives in the repo)."""
-    candidates: list[Path] = []
-    if os.environ.get("MPTLAB_ROOT"):
-        candidates.append(Path(os.environ["MPTLAB_ROOT"]))
-    cwd = Path.cwd()
-    candidates += [cwd, *cwd.parents]
-    pkg = Path(__file__).resolve().parent
-    candidates += list(pkg.parents)
-    for base in candidates:
-        p = base / relative
-        if p.is_file():
-            return p
+    """Find a shipped scenario by its documented path (`mptlab.paths.data_file`)."""
+    from mptlab.paths import data_file
+
+    path = data_file(relative)
+    if path is not None:
+        return path
     raise BenchError(
-        f"cannot find {relative}: run from the mptlab repository or set MPTLAB_ROOT", exit_code=2
+        f"cannot find {relative}: not in the installed package nor under the current folder; set MPTLAB_ROOT", exit_code=2
     )
 
 

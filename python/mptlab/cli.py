@@ -91,6 +91,10 @@ def check_dask_address(dask: str | None, workers: int | None = None) -> None:
         return
     from mptlab.sweeps.backends import parse_dask_address, reach_scheduler
 
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        fail("--dask needs Dask's distributed scheduler, which is not installed: pip install 'mptlab[dask]'")
     if workers is not None:
         fail("--workers sizes the local process pool; with --dask give the workers in the address "
              "(local:N) or start them on the cluster")

@@ -52,7 +52,10 @@ def blp_threshold(
     """Generate runs over varied two-path conditions, label each with the best BT, balance with
     SMOTE, train the stacked classifier (RF + GB → logistic regression, RandomizedSearchCV) and
     export it."""
-    from mptlab.learn import pipeline, train
+    try:
+        from mptlab.learn import pipeline, train
+    except ImportError as e:
+        fail(f"mptlab learn needs scikit-learn and imbalanced-learn ({e.name or e} is missing): pip install 'mptlab[learn]'")
 
     s = pipeline.SMALL if small else pipeline.Settings()
     s = replace(

@@ -263,3 +263,31 @@ def test_workers_with_dask_is_refused_instead_of_ignored(command, tmp_path):
     r = run_cli(*command, "--out", tmp_path / "o", "--dask", "local:2", "-j", "2", cwd=ROOT)
     _one_line_exit_2(r, "--workers", "--dask")
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "missing, args, extra",
+    [
+        ("sklearn", ["learn", "blp-threshold", "--small", "--out", "o"], "learn"),
+        ("distributed", ["sweep", "plans/buffer-vs-cc.toml", "--out", "o", "--dask", "local:1"], "dask"),
+    ],
+)
+def test_a_missing_extra_is_named_with_its_install_command(missing, args, extra, tmp_path):
+    code = (f"import sys; sys.modules[{missing!r}] = None; sys.argv = ['mptlab', *{args!r}]; "
+            "from mptlab.cli import main; main()")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    _one_line_exit_2(r, f"pip install 'mptlab[{extra}]'")
+    assert not (ROOT / "o").exists()
+
+
+def test_shipped_scenarios_plans_and_reference_are_found_outside_the_repository(tmp_path, monkeypatch):
+    # An installed mptlab carries them in the package (mptlab/data); `mptlab bench` and
+    # `mptlab reproduce` find them from any folder.
+    from mptlab.paths import DATA, data_file
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MPTLAB_ROOT", raising=False)
+    for rel in ("scenarios/quickstart.toml", "scenarios/bench/w4.toml", "plans/seed001.toml", "reference/seed002.csv"):
+        found = data_file(rel)
+        assert found is not None and found.resolve() == (DATA / rel).resolve(), rel
+    assert (ROOT / "scenarios").resolve() == (DATA / "scenarios").resolve()

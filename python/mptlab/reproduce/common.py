@@ -26,23 +26,20 @@ class ReproduceError(ValueError):
 
 
 def repo_candidates() -> list[Path]:
-    """Folders that may be the repository root: $MPTLAB_ROOT, the current directory and its
-    parents, the parents of the installed package (an editable install lives in the repo)."""
-    out: list[Path] = []
-    if os.environ.get("MPTLAB_ROOT"):
-        out.append(Path(os.environ["MPTLAB_ROOT"]))
-    cwd = Path.cwd()
-    out += [cwd, *cwd.parents]
-    out += list(Path(__file__).resolve().parent.parents)
-    return out
+    """Folders a documented path may be relative to (`mptlab.paths.roots`)."""
+    from mptlab.paths import roots
+
+    return roots()
 
 
 def repo_file(relative: str) -> Path:
-    """`relative` (e.g. "plans/seed001.toml") under the first candidate root that has it."""
-    for base in repo_candidates():
-        if (base / relative).is_file():
-            return base / relative
-    raise ReproduceError(f"cannot find {relative}: run from the mptlab repository or set MPTLAB_ROOT")
+    """`relative` (e.g. "plans/seed001.toml") under the first root that has it."""
+    from mptlab.paths import data_file
+
+    path = data_file(relative)
+    if path is None:
+        raise ReproduceError(f"cannot find {relative}: not in the installed package nor under the current folder; set MPTLAB_ROOT")
+    return path
 
 
 def read_published(name: str, columns: Sequence[str], rows: int, **read_csv: Any) -> tuple[pd.DataFrame, Path]:

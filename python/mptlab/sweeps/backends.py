@@ -85,7 +85,10 @@ def run_local(tasks: Sequence[Task], workers: int) -> Iterator[Payload]:
 
 def run_dask(tasks: Sequence[Task], address: str) -> Iterator[Payload]:
     """Run `tasks` on a Dask cluster: an existing scheduler, or ``local:N`` worker processes."""
-    from distributed import Client, LocalCluster, as_completed
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise ImportError("running on Dask needs its distributed scheduler: pip install 'mptlab[dask]'") from None
 
     target, workers = parse_dask_address(address)
     cluster = None
