@@ -18,7 +18,9 @@ pub fn links(topo: &Topology, flows: &[FlowSpec]) -> Result<Vec<LinkSpec>> {
     let mut used = vec![false; topo.dirs.len()];
     for f in flows {
         for (fwd, rev) in f.route_pairs() {
-            let r: u64 = fwd.iter().chain(rev).map(|&e| topo.dirs[e as usize].params.delay.0).sum();
+            // Saturating: each delay is at most bounds::MAX_TIME, but a long enough chain of them
+            // could still pass u64 (a queue limit from a saturated RTT is then refused as too large).
+            let r = fwd.iter().chain(rev).fold(0u64, |a, &e| a.saturating_add(topo.dirs[e as usize].params.delay.0));
             for &e in fwd.iter().chain(rev) {
                 rtt[e as usize] = rtt[e as usize].max(r);
                 used[e as usize] = true;

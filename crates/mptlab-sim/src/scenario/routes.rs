@@ -199,7 +199,7 @@ fn extend(base: &Label, e: LinkId, delay: u64, backward: bool) -> Label {
         p.extend_from_slice(&base.2);
         p.push(e);
     }
-    (base.0 + delay, base.1 + 1, p)
+    (base.0.saturating_add(delay), base.1 + 1, p)
 }
 
 /// Resolve an explicit node path for one (src, dst) pair. `names[0]` and `names[last]` are the
