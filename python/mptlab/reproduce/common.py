@@ -25,6 +25,17 @@ class ReproduceError(ValueError):
         self.exit_code = exit_code
 
 
+#: A claim's verdict in every reproduction's claims table.
+HOLDS, FAILS, NOT_COMPARABLE = "HOLDS", "FAILS", "NOT COMPARABLE"
+#: The closeness bands every reproduction counts published numbers in, percent.
+BANDS_PCT = (10, 25, 50)
+
+
+def within(simulated: Any, published: Any, pct: float) -> Any:
+    """|simulated − published| ≤ pct % of |published| (elementwise for arrays and Series)."""
+    return abs(simulated - published) <= pct / 100 * abs(published) + 1e-12 * abs(published)
+
+
 def repo_candidates() -> list[Path]:
     """Folders a documented path may be relative to (`mptlab.paths.roots`)."""
     from mptlab.paths import roots

@@ -30,15 +30,10 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from mptlab.reproduce.common import markdown_table
+from mptlab.reproduce.common import BANDS_PCT, FAILS, HOLDS, NOT_COMPARABLE, markdown_table, within
 
 MPTCP = ("LIA", "OLIA", "BALIA", "wVegas")
 PATHS = ("Reno", "Cubic", "BBR")
-
-HOLDS, FAILS, NOT_COMPARABLE = "HOLDS", "FAILS", "NOT COMPARABLE"
-
-#: Bands for "published numbers within ±x % of the simulated ones".
-BANDS = (0.10, 0.25, 0.50)
 
 #: Columns of claims.csv.
 CLAIM_COLUMNS = ("id", "section", "quote", "reading", "verdict", "simulated", "published", "published_holds")
@@ -232,12 +227,11 @@ def within_bands(table: pd.DataFrame) -> pd.DataFrame:
     simulated value (|simulated − published| ≤ x·|published|)."""
     t = table.dropna(subset=["simulated", "published"])
     t = t[t["published"] != 0]
-    rel = (t["simulated"] - t["published"]).abs() / t["published"].abs()
     rows = []
     for name, mask in [*((m, t["metric"] == m) for m in t["metric"].unique()), ("all", t["metric"] == t["metric"])]:
-        r = rel[mask]
+        sim, pub = t["simulated"][mask], t["published"][mask]
         rows.append({"metric": name, "cells": int(mask.sum()),
-                     **{f"within_{int(b * 100)}pct": int((r <= b + 1e-12).sum()) for b in BANDS}})
+                     **{f"within_{b}pct": int(within(sim, pub, b).sum()) for b in BANDS_PCT}})
     return pd.DataFrame(rows)
 
 
@@ -247,7 +241,7 @@ def markdown(claims: pd.DataFrame, bands: pd.DataFrame, missing: int = 0) -> str
             f"{counts.get(NOT_COMPARABLE, 0)} NOT COMPARABLE of {len(claims)} claims.")
     rows = [[r.id, r.section, r.quote if len(r.quote) < 110 else r.quote[:107] + "…", r.reading,
              f"**{r.verdict}**", r.simulated or "–", r.published or "–"] for r in claims.itertuples(index=False)]
-    band_rows = [[r.metric, r.cells, *(getattr(r, f"within_{int(b * 100)}pct") for b in BANDS)]
+    band_rows = [[r.metric, r.cells, *(getattr(r, f"within_{b}pct") for b in BANDS_PCT)]
                  for r in bands.itertuples(index=False)]
     return (
         "## Claims of the abstract and conclusions\n\n"

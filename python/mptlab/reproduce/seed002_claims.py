@@ -50,11 +50,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mptlab.reproduce.common import BANDS_PCT, FAILS, HOLDS, NOT_COMPARABLE, within
+
 #: "A = B" holds within this relative difference.
 EQUAL_TOL = 0.01
-BANDS = (10, 25, 50)
+BANDS = BANDS_PCT
 SCHEDULERS = ("RoundRobin", "MinRTT", "BLEST", "ECF", "Peekaboo", "BLP")
-HOLDS, FAILS, NC = "HOLDS", "FAILS", "NOT COMPARABLE"
+NC = NOT_COMPARABLE
 
 #: Metrics of reference/seed002.csv that are results (the rest describe the set-up).
 RESULT_METRICS = (
@@ -102,9 +104,8 @@ def agreement(table: pd.DataFrame) -> pd.DataFrame:
     sim = pd.to_numeric(out["simulated"], errors="coerce")
     compared = out["kind"].isin(["same", "inferred"]) & pub.notna() & sim.notna() & (pub != 0)
     out["ratio"] = np.where(compared, sim / pub.where(pub != 0), np.nan)
-    rel = (sim - pub).abs() / pub.abs()
     for b in BANDS:
-        out[f"within_{b}"] = np.where(compared, (rel <= b / 100 + 1e-12).astype(float), np.nan)
+        out[f"within_{b}"] = np.where(compared, within(sim, pub, b).astype(float), np.nan)
     return out
 
 
