@@ -647,7 +647,7 @@ impl MptcpSender {
             .subs
             .iter()
             .map(|s| match s.state {
-                SubState::Active if s.snd.is_established() => autotuned_sndbuf(s.max_cwnd / self.tcp.mss.max(1) as u64, self.tcp.mss),
+                SubState::Active if s.snd.is_established() => s.sndbuf(self.tcp.mss),
                 SubState::Active => TCP_WMEM_DEFAULT,
                 _ => 0,
             })
@@ -657,8 +657,7 @@ impl MptcpSender {
 
     /// Subflow `i`'s send buffer in the kernel model (`sk_sndbuf`, bytes of truesize).
     pub fn subflow_sndbuf(&self, i: usize) -> u64 {
-        let mss = self.tcp.mss;
-        autotuned_sndbuf(self.subs[i].max_cwnd / mss.max(1) as u64, mss)
+        self.subs[i].sndbuf(self.tcp.mss)
     }
 
     /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can.
@@ -700,20 +699,22 @@ impl MptcpSender {
                 }
                 (self.data_nxt, avail.min(mss).min(space) as u32, false)
             };
-            let burst = self.burst_continues(now);
-            let (decision, known_placeable) = match self.only_choice() {
-                _ if burst.is_some() => {
-                    if let AnyScheduler::Linger(l) = &mut self.sched {
-                        l.take_from_burst(len);
-                    }
-                    (Decision::Send(burst.unwrap_or_default()), true)
+            // A `default` burst under way takes the chunk without asking (and without looking
+            // for an only choice, which it would override).
+            let (decision, known_placeable) = if let Some(i) = self.burst_continues(now) {
+                if let AnyScheduler::Linger(l) = &mut self.sched {
+                    l.take_from_burst(len);
                 }
-                Some(None) => break, // nothing can take the chunk now: no need to ask
-                Some(Some(i)) => (Decision::Send(i), true),
-                None => {
-                    self.fill_views();
-                    let conn = self.conn_view(now, len);
-                    (self.sched.select(&conn, &self.views), false)
+                (Decision::Send(i), true)
+            } else {
+                match self.only_choice() {
+                    Some(None) => break, // nothing can take the chunk now: no need to ask
+                    Some(Some(i)) => (Decision::Send(i), true),
+                    None => {
+                        self.fill_views();
+                        let conn = self.conn_view(now, len);
+                        (self.sched.select(&conn, &self.views), false)
+                    }
                 }
             };
             let placed = match decision {
@@ -807,7 +808,15 @@ impl MptcpSender {
 #[inline]
 fn memory_free(s: &Subflow, mss: u32) -> bool {
     let held = s.snd.write_end().saturating_sub(s.snd.snd_una());
-    wmem_queued(held, mss) < autotuned_sndbuf(s.max_cwnd / mss.max(1) as u64, mss)
+    wmem_queued(held, mss) < s.sndbuf(mss)
+}
+
+impl Subflow {
+    /// Its send buffer in the kernel model: `tcp_sndbuf_expand` of the largest window it has had.
+    #[inline]
+    fn sndbuf(&self, mss: u32) -> u64 {
+        autotuned_sndbuf(self.max_cwnd / mss.max(1) as u64, mss)
+    }
 }
 
 /// Linux `sk_pacing_rate` (`tcp_update_pacing_rate`): the controller's pacing rate if it has
