@@ -47,7 +47,7 @@
 //! - Without an RTT sample on x_f or x_s (SRTT 0) there is no estimate: send on x_s.
 //! - RTTs are SRTTs; backups follow `eligible`; ties between equal RTTs go to the lower id.
 
-use super::{eligible, rtt_key, ConnView, Decision, PathView, Scheduler};
+use super::{eligible, head_of_line_event, lambda_period, rtt_key, ConnView, Decision, PathView, Scheduler};
 use crate::cc::options::OptValue;
 use crate::cc::Options;
 use mptlab_engine::Time;
@@ -118,8 +118,7 @@ impl Blest {
             return;
         }
         let last = *self.last_update.get_or_insert(now);
-        let min_rtt = if slow.min_rtt > 0 { slow.min_rtt } else { slow.srtt };
-        if now.saturating_sub(last) < min_rtt {
+        if now.saturating_sub(last) < lambda_period(slow) {
             return;
         }
         let lo = self.cfg.lambda_min;
@@ -164,8 +163,7 @@ impl Scheduler for Blest {
             }
             slow
         };
-        let chunk = conn.chunk as u64;
-        if conn.unsent > chunk && conn.window_space.saturating_sub(chunk) < chosen.mss as u64 {
+        if head_of_line_event(conn, chosen) {
             self.hol_event = true;
         }
         Decision::Send(chosen.id)

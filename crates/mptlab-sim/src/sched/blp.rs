@@ -81,7 +81,7 @@
 
 use super::blp_features::{FeatureWindow, Features, FEATURE_NAMES, N_FEATURES};
 use super::blp_model::BlpModel;
-use super::{eligible, rtt_key, ConnView, Decision, PathView, Scheduler};
+use super::{eligible, head_of_line_event, lambda_period, rtt_key, ConnView, Decision, PathView, Scheduler};
 use crate::cc::options::OptValue;
 use crate::cc::Options;
 use mptlab_engine::time::SECOND;
@@ -544,8 +544,7 @@ impl Blp {
     /// head-of-line event, else down by Δλ, never below 0 (BLEST's rule, `blest.rs`).
     fn update_lambda(&mut self, now: Time, slow: &PathView) {
         let last = *self.last_update.get_or_insert(now);
-        let min_rtt = if slow.min_rtt > 0 { slow.min_rtt } else { slow.srtt };
-        if now.saturating_sub(last) < min_rtt {
+        if now.saturating_sub(last) < lambda_period(slow) {
             return;
         }
         let step = if self.hol_event { self.cfg.delta_lambda } else { -self.cfg.delta_lambda };
@@ -558,8 +557,7 @@ impl Blp {
     /// A Send decision: record the head-of-line event as BLEST does (the window has no room for
     /// another full segment after this chunk while more data waits) and remember lpid.
     fn send(&mut self, conn: &ConnView, path: &PathView) -> Decision {
-        let chunk = conn.chunk as u64;
-        if conn.unsent > chunk && conn.window_space.saturating_sub(chunk) < path.mss as u64 {
+        if head_of_line_event(conn, path) {
             self.hol_event = true;
             self.hol_events += 1;
         }

@@ -204,6 +204,22 @@ pub fn backups_only(paths: &[PathView]) -> bool {
     !paths.iter().any(|p| p.usable && !p.backup)
 }
 
+/// BLEST's head-of-line event (`blest.rs` explains the reading of mptcp_blest.c), also used by
+/// BLP: sending this chunk on `path` leaves the connection-level window without room for
+/// another full segment while more data waits.
+#[inline]
+pub(crate) fn head_of_line_event(conn: &ConnView, path: &PathView) -> bool {
+    let chunk = conn.chunk as u64;
+    conn.unsent > chunk && conn.window_space.saturating_sub(chunk) < path.mss as u64
+}
+
+/// The period of BLEST's λ updates (and BLP's): the slow path's minimum RTT, its SRTT before it
+/// has one.
+#[inline]
+pub(crate) fn lambda_period(slow: &PathView) -> Time {
+    if slow.min_rtt > 0 { slow.min_rtt } else { slow.srtt }
+}
+
 /// Order by smoothed RTT, ties to the lower id. A path without an RTT sample has SRTT 0 and so
 /// sorts first, as in Linux's `srtt_us < min_srtt` comparisons; such a path is tried up to its
 /// window and has a sample one round trip later.
