@@ -8,11 +8,18 @@ use toml::{Table, Value};
 
 /// Parse an override value: a TOML value if it is one, else a plain string.
 pub fn parse_value(raw: &str) -> Value {
+    read_value(raw).0
+}
+
+/// `parse_value`, and how many top-level values the text held (more than one: later lines held
+/// more TOML).
+fn read_value(raw: &str) -> (Value, usize) {
     match toml::from_str::<Table>(&format!("v = {raw}")) {
-        Ok(mut t) => t
-            .remove("v")
-            .unwrap_or_else(|| Value::String(raw.to_string())),
-        Err(_) => Value::String(raw.trim().to_string()),
+        Ok(mut t) => {
+            let n = t.len();
+            (t.remove("v").unwrap_or_else(|| Value::String(raw.to_string())), n)
+        }
+        Err(_) => (Value::String(raw.trim().to_string()), 1),
     }
 }
 
@@ -23,12 +30,10 @@ pub fn parse_value(raw: &str) -> Value {
 pub fn apply(root: &mut Table, overrides: &[(String, String)]) -> Result<()> {
     for (key, raw) in overrides {
         let key = key.trim();
-        if let Ok(t) = toml::from_str::<Table>(&format!("v = {raw}")) {
-            if t.len() > 1 {
-                return fail(key, "the value holds more than one TOML value over several lines; give one value");
-            }
+        let (value, values) = read_value(raw);
+        if values > 1 {
+            return fail(key, "the value holds more than one TOML value over several lines; give one value");
         }
-        let value = parse_value(raw);
         if looks_like_integer(raw) && value.is_str() {
             return fail(key, format!("integer `{}` is too large (TOML integers are 64-bit: at most {})", raw.trim(), i64::MAX));
         }
