@@ -26,6 +26,7 @@ from typing import Any
 import pandas as pd
 
 from mptlab.reproduce.common import ReproduceError, read_published, repo_file
+from mptlab.reproduce.seed002_table import BLP_OLIA
 from mptlab.reproduce.seed002_metrics import (
     BIN_S,
     FLOW,
@@ -98,8 +99,6 @@ def sched_label(sched: str, opts_text: str, ctrl: str | None = None) -> tuple[st
     name = SCHEDULERS.get(sched, sched)
     if sched == "blp":
         if ctrl == "olia":
-            from mptlab.reproduce.seed002_table import BLP_OLIA
-
             name = BLP_OLIA
         return name, float(opts.get("delta_lambda", 0.001))
     if sched == "blest":
