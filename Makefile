@@ -25,7 +25,7 @@ SYSTEM_STAMP := $(VENV)/.mptlab-system
 RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) pyproject.toml \
 	$(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
 
-.PHONY: help setup run test test-rust test-python bench clean distclean
+.PHONY: help setup run test test-rust test-python lint bench clean distclean
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -35,9 +35,14 @@ setup: $(BUILD_STAMP) $(SYSTEM_STAMP)
 run: setup
 	$(MPTLAB) run scenarios/quickstart.toml --out runs/quickstart
 
-test: setup
+test: setup lint
 	cargo test --workspace
 	$(PY) -m pytest -q tests/python
+
+# Formatting (rustfmt.toml) and clippy's warnings are errors, as in CI.
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
 
 test-rust:
 	cargo test --workspace

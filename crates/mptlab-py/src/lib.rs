@@ -52,7 +52,8 @@ fn registry() -> String {
         .map(|a| serde_json::json!({"name": a.name, "aliases": a.aliases, "summary": a.summary, "source": a.source}))
         .collect();
     let metrics: Vec<_> = DEFINITIONS.iter().map(|(n, d)| serde_json::json!({"name": n, "definition": d})).collect();
-    serde_json::json!({"congestion_controllers": ccs, "schedulers": scheds, "scenario": scenario::catalogue(), "metrics": metrics}).to_string()
+    serde_json::json!({"congestion_controllers": ccs, "schedulers": scheds, "scenario": scenario::catalogue(), "metrics": metrics})
+        .to_string()
 }
 
 /// One run, advanced in steps so that Python can show progress.
@@ -130,7 +131,10 @@ fn blp_rows(model_json: &str, rows: &[Vec<f64>]) -> PyResult<(BlpModel, Vec<Feat
     let xs = rows
         .iter()
         .enumerate()
-        .map(|(i, r)| Features::try_from(r.as_slice()).map_err(|_| PyValueError::new_err(format!("row {i} has {} values, expected {N_FEATURES}", r.len()))))
+        .map(|(i, r)| {
+            Features::try_from(r.as_slice())
+                .map_err(|_| PyValueError::new_err(format!("row {i} has {} values, expected {N_FEATURES}", r.len())))
+        })
         .collect::<PyResult<Vec<_>>>()?;
     Ok((model, xs))
 }

@@ -28,5 +28,10 @@ fn main() {
     sim.run_to_end();
     let wall = t0.elapsed().as_secs_f64();
     println!("{}", serde_json::to_string_pretty(&sim.summary(&loaded.canonical)).unwrap());
-    eprintln!("wall {wall:.3}s events {} delivered data packets {} ({:.2} M/s)", sim.events_processed(), sim.counts.delivered_data, sim.counts.delivered_data as f64 / wall / 1e6);
+    eprintln!(
+        "wall {wall:.3}s events {} delivered data packets {} ({:.2} M/s)",
+        sim.events_processed(),
+        sim.counts.delivered_data,
+        sim.counts.delivered_data as f64 / wall / 1e6
+    );
 }

@@ -86,10 +86,17 @@ pub enum QueueLimit {
 pub enum LossSpec {
     None,
     /// Independent loss with probability `p` per packet.
-    Bernoulli { p: f64 },
+    Bernoulli {
+        p: f64,
+    },
     /// Two-state Gilbert–Elliott channel: transition probabilities per packet and loss
     /// probability in each state.
-    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -220,5 +227,7 @@ pub enum LinkAction {
     Down,
     Up,
     /// Packets scheduled from then on are serialised at this rate.
-    Rate { rate_bps: u64 },
+    Rate {
+        rate_bps: u64,
+    },
 }

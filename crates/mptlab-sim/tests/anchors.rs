@@ -41,8 +41,19 @@ const PADHYE_MSS: f64 = 1460.0;
 
 fn padhye_scenario(p: f64, secs: u64) -> String {
     let loss = format!("{{ model = \"bernoulli\", p = {p} }}");
-    OneLink { secs, link: "path", rate: "10Mbps", delay: "40ms", limit: "4bdp", loss: &loss, flow: "bulk", cc: "newreno", flow_extra: "", tcp: "" }
-        .toml()
+    OneLink {
+        secs,
+        link: "path",
+        rate: "10Mbps",
+        delay: "40ms",
+        limit: "4bdp",
+        loss: &loss,
+        flow: "bulk",
+        cc: "newreno",
+        flow_extra: "",
+        tcp: "",
+    }
+    .toml()
 }
 
 /// Padhye et al. eq. (31), segments per second.
@@ -143,7 +154,11 @@ fn padhye_full_model_newreno_under_bernoulli_loss() {
             (padhye(p_ev, rtt, t0, 1.0, wmax) * to_bps).min(capacity_bps) / 1e6,
         );
         if !(0.8..=1.2).contains(&ratio) {
-            failures.push(format!("p = {p}: measured {:.3} Mbit/s vs model {:.3} Mbit/s (ratio {ratio:.3})", measured / 1e6, expected / 1e6));
+            failures.push(format!(
+                "p = {p}: measured {:.3} Mbit/s vs model {:.3} Mbit/s (ratio {ratio:.3})",
+                measured / 1e6,
+                expected / 1e6
+            ));
         }
     }
     println!("wall time {:.1} s", wall.elapsed().as_secs_f64());
@@ -217,7 +232,10 @@ fn single_flow_fills_a_gigabit_link_with_one_bdp_of_buffer() {
     let runs = par_map(&cases, threads(), |&(cc, sack, _)| utilisation_run(cc, sack));
     let max_goodput = 1e9 * 1460.0 / 1500.0;
     println!("\nUtilisation: 1 Gbit/s, RTT 20 ms, 1-BDP drop-tail, 64 MB TCP buffers, goodput over [{UTIL_WARMUP_S} s, 60 s)");
-    println!("{:>8} {:>5} {:>10} {:>8} {:>6} {:>12} {:>5} {:>11} {:>10}", "cc", "sack", "goodput", "of max", "FR", "FR after wu", "RTOs", "queue drops", "max cwnd");
+    println!(
+        "{:>8} {:>5} {:>10} {:>8} {:>6} {:>12} {:>5} {:>11} {:>10}",
+        "cc", "sack", "goodput", "of max", "FR", "FR after wu", "RTOs", "queue drops", "max cwnd"
+    );
     let mut failures = Vec::new();
     for (&(cc, sack, asserted), r) in cases.iter().zip(&runs) {
         let frac = r.goodput_bps / max_goodput;
@@ -238,10 +256,18 @@ fn single_flow_fills_a_gigabit_link_with_one_bdp_of_buffer() {
             continue;
         }
         if frac < 0.95 {
-            failures.push(format!("{cc}: goodput {:.2} Mbit/s is {:.2} % of the maximum {:.2} Mbit/s", r.goodput_bps / 1e6, 100.0 * frac, max_goodput / 1e6));
+            failures.push(format!(
+                "{cc}: goodput {:.2} Mbit/s is {:.2} % of the maximum {:.2} Mbit/s",
+                r.goodput_bps / 1e6,
+                100.0 * frac,
+                max_goodput / 1e6
+            ));
         }
         if r.fr_after_warmup == 0 || r.queue_drops == 0 {
-            failures.push(format!("{cc}: no fast recovery after the warm-up ({} in all, {} queue drops): the test is buffer-limited", r.fr_total, r.queue_drops));
+            failures.push(format!(
+                "{cc}: no fast recovery after the warm-up ({} in all, {} queue drops): the test is buffer-limited",
+                r.fr_total, r.queue_drops
+            ));
         }
     }
     println!("wall time {:.1} s", wall.elapsed().as_secs_f64());
@@ -256,8 +282,15 @@ fn single_flow_fills_a_gigabit_link_with_one_bdp_of_buffer() {
 
 fn fairness_scenario() -> String {
     Dumbbell {
-        secs: 60, rate: "100Mbps", delay: "10ms", queue: r#"{ kind = "droptail", limit = "1bdp" }"#,
-        flow: "bulk", count: 12, cc: "newreno", tcp: "", extra: "",
+        secs: 60,
+        rate: "100Mbps",
+        delay: "10ms",
+        queue: r#"{ kind = "droptail", limit = "1bdp" }"#,
+        flow: "bulk",
+        count: 12,
+        cc: "newreno",
+        tcp: "",
+        extra: "",
     }
     .toml()
 }
@@ -340,10 +373,7 @@ fn udp_cbr_overload_loses_the_excess() {
 const CODEL_WARMUP_S: u64 = 5;
 
 fn aqm_scenario(queue: &str) -> String {
-    Dumbbell {
-        secs: 60, rate: "10Mbps", delay: "20ms", queue, flow: "bulk", count: 1, cc: "newreno", tcp: "", extra: "",
-    }
-    .toml()
+    Dumbbell { secs: 60, rate: "10Mbps", delay: "20ms", queue, flow: "bulk", count: 1, cc: "newreno", tcp: "", extra: "" }.toml()
 }
 
 struct QueueDelay {
@@ -378,10 +408,8 @@ fn queue_delay_after_warmup(queue: &str) -> QueueDelay {
 
 #[test]
 fn codel_holds_the_standing_queue_near_its_target() {
-    let queues = [
-        r#"{ kind = "codel", target = "5ms", interval = "100ms", limit = "100ms" }"#,
-        r#"{ kind = "droptail", limit = "100ms" }"#,
-    ];
+    let queues =
+        [r#"{ kind = "codel", target = "5ms", interval = "100ms", limit = "100ms" }"#, r#"{ kind = "droptail", limit = "100ms" }"#];
     let r = par_map(&queues, threads(), |q| queue_delay_after_warmup(q));
     println!("\nStanding queue, 10 Mbit/s, 20 ms, 100 ms buffer, one NewReno flow, after {CODEL_WARMUP_S} s");
     println!("{:>9} {:>14} {:>18} {:>9} {:>7}", "queue", "mean sojourn", "trace median (ms)", "goodput", "drops");

@@ -333,8 +333,19 @@ struct AggRun {
 fn aggregation_run(gain: f64, ack_every: u32, secs: u64) -> AggRun {
     let extra = format!("cc_options = {{ extra_acked_gain = {gain} }}");
     let tcp_opts = format!("{BIG_BUFFERS}, delayed_ack = {{ every = {ack_every} }}");
-    let toml =
-        OneLink { secs, link: "path", rate: "10Mbps", delay: "40ms", limit: "2bdp", loss: "", flow: "f", cc: "bbr", flow_extra: &extra, tcp: &tcp_opts }.toml();
+    let toml = OneLink {
+        secs,
+        link: "path",
+        rate: "10Mbps",
+        delay: "40ms",
+        limit: "2bdp",
+        loss: "",
+        flow: "f",
+        cc: "bbr",
+        flow_extra: &extra,
+        tcp: &tcp_opts,
+    }
+    .toml();
     let (mut sim, _) = build(&toml, Some(1));
     let l = link_index(&sim, "path");
     let warmup = 5 * SECOND;
@@ -369,7 +380,10 @@ fn bbr_ack_aggregation_allowance_adds_one_ack_burst_to_the_window_on_a_smooth_pa
     let jobs: Vec<(u32, f64)> = [2u32, 8].iter().flat_map(|&e| [(e, 0.0), (e, 1.0)]).collect();
     let runs = par_map(&jobs, threads(), |&(e, g)| aggregation_run(g, e, 60));
     println!("BBR v1, 10 Mbit/s, 40 ms each way, 2-BDP drop-tail, 60 s, after 5 s (sampled every 10 ms)");
-    println!("{:>9} {:>5} {:>8} {:>9} {:>10} {:>16} {:>12}", "ACK every", "gain", "SRTT ms", "queue ms", "cwnd seg", "extra_acked seg", "goodput Mb/s");
+    println!(
+        "{:>9} {:>5} {:>8} {:>9} {:>10} {:>16} {:>12}",
+        "ACK every", "gain", "SRTT ms", "queue ms", "cwnd seg", "extra_acked seg", "goodput Mb/s"
+    );
     for ((e, g), r) in jobs.iter().zip(&runs) {
         println!(
             "{e:>9} {g:>5} {:>8.2} {:>9.2} {:>10.2} {:>16.2} {:>12.3}",
@@ -391,11 +405,20 @@ fn bbr_ack_aggregation_allowance_adds_one_ack_burst_to_the_window_on_a_smooth_pa
         // The window holds it: cwnd(on) − cwnd(off) = extra_acked, within half a segment
         // (cwnd follows BtlBw·RTprop, which the two runs estimate alike to within that).
         let diff = on.cwnd_segments - off.cwnd_segments;
-        assert!((diff - on.extra_acked_segments).abs() < 0.5, "ACK every {every}: cwnd grew by {diff:.2} segments, extra_acked {:.2}", on.extra_acked_segments);
+        assert!(
+            (diff - on.extra_acked_segments).abs() < 0.5,
+            "ACK every {every}: cwnd grew by {diff:.2} segments, extra_acked {:.2}",
+            on.extra_acked_segments
+        );
         // It does not bind on this path: SRTT and the queue move by less than 0.5 ms, goodput
         // by less than 0.5 %.
         assert!((on.srtt_ms - off.srtt_ms).abs() < 0.5, "ACK every {every}: SRTT {:.2} vs {:.2} ms", on.srtt_ms, off.srtt_ms);
         assert!((on.queue_ms - off.queue_ms).abs() < 0.5, "ACK every {every}: queue {:.2} vs {:.2} ms", on.queue_ms, off.queue_ms);
-        assert!((on.goodput_bps / off.goodput_bps - 1.0).abs() < 0.005, "ACK every {every}: goodput {:.3} vs {:.3}", on.goodput_bps, off.goodput_bps);
+        assert!(
+            (on.goodput_bps / off.goodput_bps - 1.0).abs() < 0.005,
+            "ACK every {every}: goodput {:.3} vs {:.3}",
+            on.goodput_bps,
+            off.goodput_bps
+        );
     }
 }

@@ -93,11 +93,7 @@ fn run_one(&(rate_mbps, delay_ms): &(u32, u32), queue_limit: &str) -> Outcome {
         retransmissions: snd.stats.retransmissions,
         state: snd.cc().state_name(),
         run_queue_max: summary["links"][l]["queue_pkts_max"].as_u64().unwrap(),
-        slow_start_exit_s: snd
-            .cc_state_changes()
-            .iter()
-            .find(|(_, s)| *s == "congestion_avoidance")
-            .map(|(t, _)| secs(*t)),
+        slow_start_exit_s: snd.cc_state_changes().iter().find(|(_, s)| *s == "congestion_avoidance").map(|(t, _)| secs(*t)),
     }
 }
 

@@ -170,11 +170,7 @@ fn stepping_the_run_does_not_change_its_result() {
         serde_json::to_string(&whole["flows"]).unwrap(),
         "stepped run's flows differ"
     );
-    assert_eq!(
-        serde_json::to_string(&stepped).unwrap(),
-        serde_json::to_string(&whole).unwrap(),
-        "stepped run's summary differs"
-    );
+    assert_eq!(serde_json::to_string(&stepped).unwrap(), serde_json::to_string(&whole).unwrap(), "stepped run's summary differs");
 }
 
 #[test]

@@ -173,11 +173,13 @@ fn summaries_match_recorded() {
             std::fs::write(&path, serde_json::to_string(&new).unwrap() + "\n").unwrap();
             return (name, Vec::new());
         }
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (record with MPTLAB_RECORD_GOLDEN=1)", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (record with MPTLAB_RECORD_GOLDEN=1)", path.display()));
         let old: Value = serde_json::from_str(&text).unwrap();
         (name, differences(&old, &new, &renames, 20))
     });
-    let failed: Vec<String> = results.into_iter().filter(|(_, d)| !d.is_empty()).map(|(n, d)| format!("{n}:\n  {}", d.join("\n  "))).collect();
+    let failed: Vec<String> =
+        results.into_iter().filter(|(_, d)| !d.is_empty()).map(|(n, d)| format!("{n}:\n  {}", d.join("\n  "))).collect();
     assert!(failed.is_empty(), "summaries differ from the recorded ones:\n{}", failed.join("\n"));
 }
 

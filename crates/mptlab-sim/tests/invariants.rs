@@ -88,12 +88,37 @@ enum App {
 
 #[derive(Clone, Debug)]
 enum Proto {
-    Tcp { reno: bool, sack: bool, delack: bool, handshake: bool, mss: u32 },
-    Udp { packet_size: u32 },
+    Tcp {
+        reno: bool,
+        sack: bool,
+        delack: bool,
+        handshake: bool,
+        mss: u32,
+    },
+    Udp {
+        packet_size: u32,
+    },
     /// Index into MP_CCS and MP_SCHEDULERS.
-    Mptcp { cc: usize, sched: usize, sack: bool, delack: bool, handshake: bool, mss: u32, buf_kb: u32, opportunistic: bool },
+    Mptcp {
+        cc: usize,
+        sched: usize,
+        sack: bool,
+        delack: bool,
+        handshake: bool,
+        mss: u32,
+        buf_kb: u32,
+        opportunistic: bool,
+    },
     /// QUIC or multipath QUIC; cc and sched index MP_CCS and MP_SCHEDULERS.
-    Quic { multipath: bool, cc: usize, sched: usize, streams: u32, handshake: bool, payload: u32, window_kb: u32 },
+    Quic {
+        multipath: bool,
+        cc: usize,
+        sched: usize,
+        streams: u32,
+        handshake: bool,
+        payload: u32,
+        window_kb: u32,
+    },
 }
 
 /// Controllers and schedulers the fuzzer gives MPTCP flows.
@@ -208,7 +233,8 @@ impl ScenarioP {
                     limit_str(limit)
                 ),
             };
-            writeln!(t, "[links.l{i}]\nbetween = [\"{a}\", \"{b}\"]\nrate = \"{}kbps\"\ndelay = \"{}us\"", l.rate_kbps, l.delay_us).unwrap();
+            writeln!(t, "[links.l{i}]\nbetween = [\"{a}\", \"{b}\"]\nrate = \"{}kbps\"\ndelay = \"{}us\"", l.rate_kbps, l.delay_us)
+                .unwrap();
             writeln!(t, "queue = {queue}\nloss = {}", loss_str(&l.loss)).unwrap();
             if let Some(rl) = &l.reverse_loss {
                 writeln!(t, "reverse = {{ loss = {} }}", loss_str(rl)).unwrap();
@@ -313,9 +339,8 @@ fn rate_strategy() -> impl Strategy<Value = u64> {
 }
 
 fn link_strategy() -> impl Strategy<Value = LinkP> {
-    (rate_strategy(), 0u64..=50_000, queue_strategy(), loss_strategy(), proptest::option::weighted(0.2, loss_strategy())).prop_map(
-        |(rate_kbps, delay_us, queue, loss, reverse_loss)| LinkP { rate_kbps, delay_us, queue, loss, reverse_loss },
-    )
+    (rate_strategy(), 0u64..=50_000, queue_strategy(), loss_strategy(), proptest::option::weighted(0.2, loss_strategy()))
+        .prop_map(|(rate_kbps, delay_us, queue, loss, reverse_loss)| LinkP { rate_kbps, delay_us, queue, loss, reverse_loss })
 }
 
 fn app_strategy() -> impl Strategy<Value = App> {
@@ -380,7 +405,14 @@ fn mptcp_strategy() -> impl Strategy<Value = Proto> {
 }
 
 fn flow_strategy() -> impl Strategy<Value = FlowP> {
-    (0usize..4, 0usize..4, proto_strategy(), app_strategy(), prop_oneof![3 => Just(0u64), 1 => 0u64..3000], proptest::option::weighted(0.3, 0u64..4000))
+    (
+        0usize..4,
+        0usize..4,
+        proto_strategy(),
+        app_strategy(),
+        prop_oneof![3 => Just(0u64), 1 => 0u64..3000],
+        proptest::option::weighted(0.3, 0u64..4000),
+    )
         .prop_map(|(src, dst, proto, app, start_ms, stop_ms)| FlowP { src, dst, proto, app, start_ms, stop_ms })
 }
 
@@ -389,7 +421,13 @@ fn topo_strategy() -> impl Strategy<Value = Topo> {
 }
 
 fn scenario_strategy() -> impl Strategy<Value = ScenarioP> {
-    (topo_strategy(), proptest::collection::vec(link_strategy(), 5), proptest::collection::vec(flow_strategy(), 1..=6), 1000u64..=5000, any::<u64>())
+    (
+        topo_strategy(),
+        proptest::collection::vec(link_strategy(), 5),
+        proptest::collection::vec(flow_strategy(), 1..=6),
+        1000u64..=5000,
+        any::<u64>(),
+    )
         .prop_map(|(topo, links, flows, duration_ms, seed)| ScenarioP { topo, links, flows, duration_ms, seed: seed >> 1 })
 }
 
@@ -498,7 +536,15 @@ fn check(sim: &Simulation, prev: &mut [Prev], toml: &str) -> Result<(), TestCase
                 for (i, sub) in snd.subs.iter().enumerate() {
                     prop_assert!(sub.snd.cwnd() >= mss, "flow {} subflow {} cwnd {} < MSS at t={}\n{}", f, i, sub.snd.cwnd(), now, toml);
                     let rn = rcv.subs[i].rcv.rcv_nxt();
-                    prop_assert!(sub.snd.snd_una() <= rn && rn <= sub.snd.snd_nxt(), "flow {} subflow {} una {} rcv_nxt {} nxt {}", f, i, sub.snd.snd_una(), rn, sub.snd.snd_nxt());
+                    prop_assert!(
+                        sub.snd.snd_una() <= rn && rn <= sub.snd.snd_nxt(),
+                        "flow {} subflow {} una {} rcv_nxt {} nxt {}",
+                        f,
+                        i,
+                        sub.snd.snd_una(),
+                        rn,
+                        sub.snd.snd_nxt()
+                    );
                 }
                 let p = &mut prev[f];
                 prop_assert!(dack >= p.rcv_nxt && snd.data_una() >= p.snd_una, "flow {} went back", f);
@@ -511,7 +557,14 @@ fn check(sim: &Simulation, prev: &mut [Prev], toml: &str) -> Result<(), TestCase
                 let mut total = 0;
                 for s in cli.send.streams() {
                     let got = srv.recv.stream(s.id()).map_or(0, |r| r.delivered());
-                    prop_assert!(got <= s.sent().max(got.min(s.written())) && got <= s.written(), "flow {} stream {} delivered {} of {} written", f, s.id(), got, s.written());
+                    prop_assert!(
+                        got <= s.sent().max(got.min(s.written())) && got <= s.written(),
+                        "flow {} stream {} delivered {} of {} written",
+                        f,
+                        s.id(),
+                        got,
+                        s.written()
+                    );
                     let acked_prefix = s.acked().first().map_or(0, |(lo, hi)| if lo == 0 { hi } else { 0 });
                     prop_assert!(acked_prefix <= got, "flow {} stream {} acked {} > delivered {}", f, s.id(), acked_prefix, got);
                     total += got;
@@ -528,7 +581,13 @@ fn check(sim: &Simulation, prev: &mut [Prev], toml: &str) -> Result<(), TestCase
                     }
                 }
                 for (i, p) in cli.paths.iter().enumerate() {
-                    prop_assert!(p.cc.window() >= p.cc.minimum_window(), "flow {} path {} window {} below kMinimumWindow", f, i, p.cc.window());
+                    prop_assert!(
+                        p.cc.window() >= p.cc.minimum_window(),
+                        "flow {} path {} window {} below kMinimumWindow",
+                        f,
+                        i,
+                        p.cc.window()
+                    );
                 }
                 let p = &mut prev[f];
                 prop_assert!(total >= p.rcv_nxt, "flow {} went back", f);
@@ -570,8 +629,19 @@ fn run_checked(sc: &ScenarioP, steps: &[i64]) -> Result<Simulation, TestCaseErro
     if std::env::var_os("INV_DEBUG").is_some() {
         let tcp_flows = sim.flows.iter().filter(|f| matches!(f.transport, Transport::Tcp { .. })).count();
         let rtos: u64 = sim.flows.iter().map(|f| if let Transport::Tcp { snd, .. } = &f.transport { snd.stats.rto_count } else { 0 }).sum();
-        let frs: u64 = sim.flows.iter().map(|f| if let Transport::Tcp { snd, .. } = &f.transport { snd.stats.fast_recoveries } else { 0 }).sum();
-        eprintln!("DBG flows {} tcp {} created {} dropped {} live_end {} rtos {} frs {} steps {}", sim.flows.len(), tcp_flows, sim.counts.created, sim.counts.dropped, sim.packets_live(), rtos, frs, k);
+        let frs: u64 =
+            sim.flows.iter().map(|f| if let Transport::Tcp { snd, .. } = &f.transport { snd.stats.fast_recoveries } else { 0 }).sum();
+        eprintln!(
+            "DBG flows {} tcp {} created {} dropped {} live_end {} rtos {} frs {} steps {}",
+            sim.flows.len(),
+            tcp_flows,
+            sim.counts.created,
+            sim.counts.dropped,
+            sim.packets_live(),
+            rtos,
+            frs,
+            k
+        );
     }
     // Every cwnd sample of the traces holds at least one MSS too.
     for (f, flow) in sim.flows.iter().enumerate() {
@@ -592,7 +662,11 @@ const FUZZ_SEED: u64 = 0x6d70_746c_6162;
 fn cases(n: u32) -> Config {
     // PROPTEST_CASES and PROPTEST_RNG_SEED (read by Config::default) override `n` and the seed.
     let env = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok());
-    let seed = if std::env::var("PROPTEST_RNG_SEED").is_ok() { Config::default().rng_seed } else { proptest::test_runner::RngSeed::Fixed(FUZZ_SEED) };
+    let seed = if std::env::var("PROPTEST_RNG_SEED").is_ok() {
+        Config::default().rng_seed
+    } else {
+        proptest::test_runner::RngSeed::Fixed(FUZZ_SEED)
+    };
     Config { cases: env.unwrap_or(n), failure_persistence: None, rng_seed: seed, ..Config::default() }
 }
 
@@ -618,11 +692,7 @@ fn completion_strategy() -> impl Strategy<Value = ScenarioP> {
     let link = (
         rate_strategy(),
         0u64..=50_000,
-        prop_oneof![
-            (2u32..=300).prop_map(Limit::Packets),
-            (3000u32..=600_000).prop_map(Limit::Bytes),
-            (25u32..=400).prop_map(Limit::Bdp)
-        ],
+        prop_oneof![(2u32..=300).prop_map(Limit::Packets), (3000u32..=600_000).prop_map(Limit::Bytes), (25u32..=400).prop_map(Limit::Bdp)],
         any::<bool>(),
         prop_oneof![
             3 => Just(Loss::None),
@@ -706,15 +776,13 @@ fn file_transfers_over_parallel_paths(
     proto: impl Strategy<Value = Proto>,
     paths: std::ops::RangeInclusive<usize>,
 ) -> impl Strategy<Value = ScenarioP> {
-    (completion_strategy(), paths, proptest::collection::vec((proto, 1u64..=300_000, 0u64..2000), 1..=3)).prop_map(
-        |(base, k, flows)| {
-            let flows = flows
-                .into_iter()
-                .map(|(proto, size, start_ms)| FlowP { src: 0, dst: 1, proto, app: App::File { size }, start_ms, stop_ms: None })
-                .collect();
-            ScenarioP { topo: Topo::Parallel(k), flows, ..base }
-        },
-    )
+    (completion_strategy(), paths, proptest::collection::vec((proto, 1u64..=300_000, 0u64..2000), 1..=3)).prop_map(|(base, k, flows)| {
+        let flows = flows
+            .into_iter()
+            .map(|(proto, size, start_ms)| FlowP { src: 0, dst: 1, proto, app: App::File { size }, start_ms, stop_ms: None })
+            .collect();
+        ScenarioP { topo: Topo::Parallel(k), flows, ..base }
+    })
 }
 
 proptest! {
@@ -801,7 +869,13 @@ fn rtt_bound(sim: &Simulation, f: usize) -> Time {
 /// one). ACKs (40 B) then cannot overflow a reverse queue either, since they arrive no faster
 /// than the data they acknowledge leaves the slowest forward link.
 fn one_way_tcp_strategy() -> impl Strategy<Value = ScenarioP> {
-    (topo_strategy(), proptest::collection::vec(link_strategy(), 5), proptest::collection::vec(flow_strategy(), 1..=3), 1000u64..=5000, any::<u64>())
+    (
+        topo_strategy(),
+        proptest::collection::vec(link_strategy(), 5),
+        proptest::collection::vec(flow_strategy(), 1..=3),
+        1000u64..=5000,
+        any::<u64>(),
+    )
         .prop_map(|(topo, mut links, mut flows, duration_ms, seed)| {
             for l in &mut links {
                 l.reverse_loss = Some(Loss::None);
@@ -865,4 +939,3 @@ fn generated_scenarios_are_valid() {
         }
     }
 }
-

@@ -142,10 +142,7 @@ fn down_up(queue: &str, sets: &[(&str, &str)]) {
     let l = link_summary(&summary, "path");
     let down_drops = l["down_drops"].as_u64().unwrap();
     assert!(down_drops > 0);
-    assert_eq!(
-        l["drops"].as_u64().unwrap(),
-        l["queue_drops"].as_u64().unwrap() + l["channel_drops"].as_u64().unwrap() + down_drops
-    );
+    assert_eq!(l["drops"].as_u64().unwrap(), l["queue_drops"].as_u64().unwrap() + l["channel_drops"].as_u64().unwrap() + down_drops);
     // Down 2 s out of 20: the time-average capacity is 9 Mbit/s.
     assert!((l["mean_rate_mbps"].as_f64().unwrap() - 9.0).abs() < 1e-9);
     // No phantom wire bytes while down: the link's bins for seconds 5 and 6 are empty.
@@ -194,10 +191,7 @@ fn a_trace_capacity_model_sets_the_rate() {
     // 10 Mbit/s for 10 s, then 2 Mbit/s, then 10 again from 20 s; the reverse (ACK) direction
     // keeps its fixed rate.
     let sets = [
-        (
-            "links.path.capacity",
-            r#"{ model = "trace", times = ["0s", "10s", "20s"], rates = ["10Mbps", "2Mbps", "10Mbps"] }"#,
-        ),
+        ("links.path.capacity", r#"{ model = "trace", times = ["0s", "10s", "20s"], rates = ["10Mbps", "2Mbps", "10Mbps"] }"#),
         ("links.path.reverse.capacity", "none"),
     ];
     let (sim, summary) = run_with(&scenario_text(30, "50Mbps", DROPTAIL, ""), &sets, None);
@@ -280,8 +274,13 @@ mod random {
     }
 
     fn case() -> impl Strategy<Value = Case> {
-        let ev = (0u64..4000, 0u8..2, 0u8..3, 0u8..3, 100u64..50_000)
-            .prop_map(|(at_ms, link, dir, action, rate_kbps)| Ev { at_ms, link, dir, action, rate_kbps });
+        let ev = (0u64..4000, 0u8..2, 0u8..3, 0u8..3, 100u64..50_000).prop_map(|(at_ms, link, dir, action, rate_kbps)| Ev {
+            at_ms,
+            link,
+            dir,
+            action,
+            rate_kbps,
+        });
         (
             [any::<bool>(), any::<bool>()],
             [1u32..200, 1u32..200],
@@ -292,8 +291,15 @@ mod random {
             proptest::collection::vec(1u64..400, 1..40),
             any::<u64>(),
         )
-            .prop_map(|(codel, limit_pkts, loss_permille, capacity, events, duration_ms, steps_ms, seed)| {
-                Case { codel, limit_pkts, loss_permille, capacity, events, duration_ms, steps_ms, seed }
+            .prop_map(|(codel, limit_pkts, loss_permille, capacity, events, duration_ms, steps_ms, seed)| Case {
+                codel,
+                limit_pkts,
+                loss_permille,
+                capacity,
+                events,
+                duration_ms,
+                steps_ms,
+                seed,
             })
     }
 
@@ -340,12 +346,7 @@ mod random {
                 // invalid: send them to the reverse direction.
                 let dir = if e.action == 2 && e.link == 1 && self.capacity != 0 { 2 } else { e.dir };
                 let suffix = ["", ".fwd", ".rev"][dir as usize];
-                write!(
-                    t,
-                    "[[events]]\nat = \"{}ms\"\nlink = \"l{}{suffix}\"\naction = \"{action}\"\n",
-                    e.at_ms, e.link
-                )
-                .unwrap();
+                write!(t, "[[events]]\nat = \"{}ms\"\nlink = \"l{}{suffix}\"\naction = \"{action}\"\n", e.at_ms, e.link).unwrap();
                 if e.action == 2 {
                     writeln!(t, "rate = \"{}kbps\"", e.rate_kbps).unwrap();
                 }

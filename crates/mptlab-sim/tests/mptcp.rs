@@ -19,7 +19,10 @@ fn uncoupled_cubic_aggregates_two_equal_disjoint_paths() {
 }
 
 /// The flow's MPTCP sender and receiver.
-fn mptcp(sim: &mptlab_sim::sim::Simulation, f: usize) -> (&mptlab_sim::transport::mptcp::MptcpSender, &mptlab_sim::transport::mptcp::MptcpReceiver) {
+fn mptcp(
+    sim: &mptlab_sim::sim::Simulation,
+    f: usize,
+) -> (&mptlab_sim::transport::mptcp::MptcpSender, &mptlab_sim::transport::mptcp::MptcpReceiver) {
     match &sim.flows[f].transport {
         mptlab_sim::sim::Transport::Mptcp { snd, rcv } => (snd, rcv),
         _ => panic!("flow {f} is not MPTCP"),
@@ -95,9 +98,16 @@ fn hol_degree_is_larger_under_roundrobin_than_minrtt_on_asymmetric_rtts() {
         let flow = format!("cc = \"cubic\"\nscheduler = \"{sched}\"\napp = {{ kind = \"cbr\", rate = \"4Mbps\" }}");
         let (_, s) = run(&two_paths("10Mbps", "5ms", "10Mbps", "50ms", &flow, "20s"), None);
         let m = &s["flows"][0]["mptcp"];
-        (m["hol_degree_ms"]["zeta_av"].as_f64().unwrap(), m["hol_wait_ms"]["mean"].as_f64().unwrap(), m["paths"][1]["share"].as_f64().unwrap())
+        (
+            m["hol_degree_ms"]["zeta_av"].as_f64().unwrap(),
+            m["hol_wait_ms"]["mean"].as_f64().unwrap(),
+            m["paths"][1]["share"].as_f64().unwrap(),
+        )
     });
-    println!("minrtt: zeta_av {:.1} ms, wait {:.2} ms, slow share {:.2}; roundrobin: zeta_av {:.1} ms, wait {:.2} ms, slow share {:.2}", out[0].0, out[0].1, out[0].2, out[1].0, out[1].1, out[1].2);
+    println!(
+        "minrtt: zeta_av {:.1} ms, wait {:.2} ms, slow share {:.2}; roundrobin: zeta_av {:.1} ms, wait {:.2} ms, slow share {:.2}",
+        out[0].0, out[0].1, out[0].2, out[1].0, out[1].1, out[1].2
+    );
     assert!(out[1].0 > out[0].0 + 10.0, "zeta_av: roundrobin {:.1} vs minrtt {:.1}", out[1].0, out[0].0);
     assert!(out[1].1 > out[0].1 + 10.0, "direct wait: roundrobin {:.2} vs minrtt {:.2}", out[1].1, out[0].1);
 }
@@ -115,7 +125,13 @@ fn time_w3() {
         let t = std::time::Instant::now();
         sim.run_to_end();
         let secs = t.elapsed().as_secs_f64();
-        println!("{path}: {} delivered data packets in {secs:.2} s = {:.2} M/s ({} events, {} packets delivered)", sim.counts.delivered_data, sim.counts.delivered_data as f64 / secs / 1e6, sim.events_processed(), sim.counts.delivered);
+        println!(
+            "{path}: {} delivered data packets in {secs:.2} s = {:.2} M/s ({} events, {} packets delivered)",
+            sim.counts.delivered_data,
+            sim.counts.delivered_data as f64 / secs / 1e6,
+            sim.events_processed(),
+            sim.counts.delivered
+        );
     }
 }
 
@@ -132,11 +148,14 @@ fn transfer_with_outage_in(link: &str, cc: &str, scheduler: &str, topology: impl
         .replace("delay = \"10ms\"\n", "delay = \"10ms\"\nloss = { model = \"bernoulli\", p = 0.01 }\n")
         .replace("delay = \"30ms\"\n", "delay = \"30ms\"\nloss = { model = \"bernoulli\", p = 0.01 }\n");
     toml = topology(toml);
-    toml += &format!("\n[[events]]\nat = \"2s\"\nlink = \"{link}\"\naction = \"down\"\n\n[[events]]\nat = \"4s\"\nlink = \"{link}\"\naction = \"up\"\n");
+    toml += &format!(
+        "\n[[events]]\nat = \"2s\"\nlink = \"{link}\"\naction = \"down\"\n\n[[events]]\nat = \"4s\"\nlink = \"{link}\"\naction = \"up\"\n"
+    );
     let (sim, s) = run(&toml, None);
     let (snd, rcv) = mptcp(&sim, 0);
     let m = &sim.flows[0].metrics;
-    let done = m.completion.unwrap_or_else(|| panic!("{link}/{cc}/{scheduler}: transfer did not complete ({} of {size} bytes)", rcv.data_ack()));
+    let done =
+        m.completion.unwrap_or_else(|| panic!("{link}/{cc}/{scheduler}: transfer did not complete ({} of {size} bytes)", rcv.data_ack()));
     assert_eq!(m.bytes_delivered, size, "{link}/{cc}/{scheduler}: bytes delivered");
     assert_eq!(rcv.data_ack(), size);
     assert_eq!(rcv.stats.bytes_delivered, size, "each byte handed over once");
@@ -146,12 +165,21 @@ fn transfer_with_outage_in(link: &str, cc: &str, scheduler: &str, topology: impl
 
 #[test]
 fn every_byte_arrives_once_in_order_through_loss_and_an_interface_outage() {
-    let cases = [("p1", "cubic", "default"), ("p2", "lia", "minrtt"), ("p1", "olia", "roundrobin"), ("p2", "balia", "blest"), ("p1", "reno", "redundant")];
+    let cases = [
+        ("p1", "cubic", "default"),
+        ("p2", "lia", "minrtt"),
+        ("p1", "olia", "roundrobin"),
+        ("p2", "balia", "blest"),
+        ("p1", "reno", "redundant"),
+    ];
     let out = par_map(&cases, threads(), |&(link, cc, sched)| transfer_with_outage(link, cc, sched));
     for ((link, cc, sched), (t, s)) in cases.iter().zip(&out) {
         let m = &s["flows"][0]["mptcp"];
         let k: usize = if *link == "p1" { 0 } else { 1 };
-        println!("{link} down 2–4 s, {cc}/{sched}: done in {t:.2} s, path {k} closed {} opened {}, reinjected {}", m["paths"][k]["closed"], m["paths"][k]["opened"], m["chunks_reinjected"]);
+        println!(
+            "{link} down 2–4 s, {cc}/{sched}: done in {t:.2} s, path {k} closed {} opened {}, reinjected {}",
+            m["paths"][k]["closed"], m["paths"][k]["opened"], m["chunks_reinjected"]
+        );
         // The path manager closed the subflow of the interface that went down and joined it again.
         assert_eq!(m["paths"][k]["closed"], 1, "{link}/{cc}/{sched}");
         assert_eq!(m["paths"][k]["opened"], 2, "{link}/{cc}/{sched}");
@@ -180,7 +208,9 @@ fn every_byte_arrives_once_in_order_when_a_link_inside_a_path_fails() {
 #[test]
 fn opportunistic_retransmission_and_penalisation_recover_a_stalled_connection() {
     let run_with = |on: bool| {
-        let flow = format!("cc = \"cubic\"\nscheduler = \"minrtt\"\napp = \"bulk\"\nmptcp = {{ recv_buffer = \"64KB\", opportunistic_retransmit = {on} }}");
+        let flow = format!(
+            "cc = \"cubic\"\nscheduler = \"minrtt\"\napp = \"bulk\"\nmptcp = {{ recv_buffer = \"64KB\", opportunistic_retransmit = {on} }}"
+        );
         let (sim, s) = run(&two_paths("10Mbps", "5ms", "10Mbps", "50ms", &flow, "20s"), None);
         (goodput_bps(&sim, 0, 5, 20) / 1e6, s["flows"][0]["mptcp"].clone())
     };

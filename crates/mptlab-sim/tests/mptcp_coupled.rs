@@ -126,7 +126,10 @@ const COUPLED: [&str; 3] = ["lia", "olia", "balia"];
 /// least what a TCP flow gets on the best of them.
 #[test]
 fn coupled_mptcp_gets_at_least_the_best_single_path_on_disjoint_paths() {
-    let best = mean_over_seeds(&disjoint("protocol = \"tcp\"\ncc = \"reno\"\npath = [\"c\", \"r1\", \"s\"]\ntcp = { mss = \"1432B\" }"), |s| goodput(s, 0));
+    let best =
+        mean_over_seeds(&disjoint("protocol = \"tcp\"\ncc = \"reno\"\npath = [\"c\", \"r1\", \"s\"]\ntcp = { mss = \"1432B\" }"), |s| {
+            goodput(s, 0)
+        });
     for cc in COUPLED {
         let mp = mean_over_seeds(&disjoint(&format!("protocol = \"mptcp\"\ncc = \"{cc}\"")), |s| goodput(s, 0));
         println!("{cc}: {mp:.2} Mbit/s; best single path TCP {best:.2}");
@@ -210,7 +213,8 @@ tcp = {{ mss = "1432B" }}
 /// congested path, more than uncoupled subflows do.
 #[test]
 fn coupled_mptcp_moves_traffic_off_the_more_congested_path() {
-    let share = |cc: &str| mean_over_seeds(&congested_second_path(cc, 2, ""), |s| flow(s, "f")["mptcp"]["paths"][1]["share"].as_f64().unwrap());
+    let share =
+        |cc: &str| mean_over_seeds(&congested_second_path(cc, 2, ""), |s| flow(s, "f")["mptcp"]["paths"][1]["share"].as_f64().unwrap());
     let uncoupled = share("reno");
     println!("uncoupled reno: share on the congested path {uncoupled:.3}");
     for cc in COUPLED {
@@ -225,14 +229,18 @@ fn coupled_mptcp_moves_traffic_off_the_more_congested_path() {
 /// hurts type-2 users without helping type-1 users (not Pareto-optimal); OLIA moves type-1
 /// traffic to X, so type-2 users get more.
 fn khalili_a(cc: &str) -> String {
-    let mut t = String::from("[run]\nduration = \"60s\"\n[nodes]\nhosts = [\"u0\", \"u1\", \"u2\", \"v0\", \"v1\", \"v2\", \"s\"]\nrouters = [\"x\", \"t\"]\n");
+    let mut t = String::from(
+        "[run]\nduration = \"60s\"\n[nodes]\nhosts = [\"u0\", \"u1\", \"u2\", \"v0\", \"v1\", \"v2\", \"s\"]\nrouters = [\"x\", \"t\"]\n",
+    );
     t += "[links.X]\nbetween = [\"x\", \"s\"]\nrate = \"15Mbps\"\ndelay = \"10ms\"\n";
     t += "[links.T]\nbetween = [\"t\", \"s\"]\nrate = \"15Mbps\"\ndelay = \"10ms\"\n";
     for i in 0..3 {
         t += &format!("[links.u{i}x]\nbetween = [\"u{i}\", \"x\"]\nrate = \"1Gbps\"\ndelay = \"5ms\"\n");
         t += &format!("[links.u{i}t]\nbetween = [\"u{i}\", \"t\"]\nrate = \"1Gbps\"\ndelay = \"5ms\"\n");
         t += &format!("[links.v{i}t]\nbetween = [\"v{i}\", \"t\"]\nrate = \"1Gbps\"\ndelay = \"5ms\"\n");
-        t += &format!("[flows.type1_{i}]\nfrom = \"u{i}\"\nto = \"s\"\nprotocol = \"mptcp\"\nscheduler = \"minrtt\"\ncc = \"{cc}\"\napp = \"bulk\"\n");
+        t += &format!(
+            "[flows.type1_{i}]\nfrom = \"u{i}\"\nto = \"s\"\nprotocol = \"mptcp\"\nscheduler = \"minrtt\"\ncc = \"{cc}\"\napp = \"bulk\"\n"
+        );
         t += &format!("[flows.type2_{i}]\nfrom = \"v{i}\"\nto = \"s\"\nprotocol = \"tcp\"\ncc = \"reno\"\napp = \"bulk\"\ntcp = {{ mss = \"1432B\" }}\n");
     }
     t
@@ -244,7 +252,14 @@ fn olia_leaves_type2_users_better_off_than_lia_in_khalili_scenario_a() {
         let t = khalili_a(cc);
         let sum = |prefix: &'static str| {
             move |s: &serde_json::Value| {
-                s["flows"].as_array().unwrap().iter().filter(|f| f["group"].as_str().unwrap().starts_with(prefix)).map(|f| f["goodput_mbps"]["mean"].as_f64().unwrap()).sum::<f64>() / 3.0
+                s["flows"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|f| f["group"].as_str().unwrap().starts_with(prefix))
+                    .map(|f| f["goodput_mbps"]["mean"].as_f64().unwrap())
+                    .sum::<f64>()
+                    / 3.0
             }
         };
         (mean_over_seeds(&t, sum("type1")), mean_over_seeds(&t, sum("type2")))
@@ -283,7 +298,6 @@ fn wvegas_keeps_queues_near_its_target_and_yields_to_loss_based_flows() {
     assert!(mp_path2 < 0.5 * reno, "wvegas yields: {mp_path2:.2} vs reno {reno:.2}");
 }
 
-
 /// Seed 001's HoL degree (eqs. 1, 2, 8; `transport/mptcp/hol.rs`) on its own scenario, 12 pairs
 /// × 5 seeds. T_i ends at an acknowledgment received on the chunk's own path, so T_over(k) =
 /// max_i T_i(k) can never end before the first DATA_ACK on any path: the largest T_over of a run
@@ -310,8 +324,13 @@ fn seed001_hol_degree_uses_acknowledgments_on_the_chunks_own_path() {
         let mp = &s["flows"][0]["mptcp"];
         let f = |a: &str, b: &str| mp[a][b].as_f64().unwrap();
         let first = &mp["protocol_delay_ms"]["first_data_ack"];
-        (f("protocol_delay_ms", "v_max"), first["v_max"].as_f64().unwrap(), f("hol_degree_ms", "zeta_av"),
-         f("hol_degree_ms", "negative_samples"), f("hol_degree_ms", "samples"))
+        (
+            f("protocol_delay_ms", "v_max"),
+            first["v_max"].as_f64().unwrap(),
+            f("hol_degree_ms", "zeta_av"),
+            f("hol_degree_ms", "negative_samples"),
+            f("hol_degree_ms", "samples"),
+        )
     });
     let (mut neg, mut samples) = (0.0, 0.0);
     for ((cc, seed), (v_max, first_max, zeta_av, n, k)) in jobs.iter().zip(&out) {

@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use mptlab_sim::sim::{Simulation, Transport};
 use mptlab_sim::sched::blp::BlpSummary;
+use mptlab_sim::sim::{Simulation, Transport};
 use mptlab_sim::transport::quic::{PathState, QuicConn};
 
 fn two_paths(r1: &str, d1: &str, r2: &str, d2: &str, flow: &str, duration: &str) -> String {
@@ -25,7 +25,8 @@ const PAYLOAD_SHARE: f64 = 1430.0 / 1500.0;
 
 #[test]
 fn single_path_quic_fills_its_bottleneck() {
-    let toml = two_paths("20Mbps", "10ms", "20Mbps", "10ms", "app = \"bulk\"", "20s").replace("protocol = \"mpquic\"", "protocol = \"quic\"");
+    let toml =
+        two_paths("20Mbps", "10ms", "20Mbps", "10ms", "app = \"bulk\"", "20s").replace("protocol = \"mpquic\"", "protocol = \"quic\"");
     let (sim, _) = run(&toml, None);
     let g = goodput_bps(&sim, 0, 5, 20);
     println!("quic goodput {:.2} Mbit/s", g / 1e6);
@@ -74,7 +75,8 @@ fn a_path_whose_interface_fails_hands_its_data_to_the_other() {
     // outstanding data moves to path 1; every byte arrives once, in order per stream.
     let size = 8_000_000u64;
     let flow = format!("app = {{ kind = \"file\", size = \"{size}B\" }}\nquic = {{ streams = 3 }}");
-    let toml = two_paths("10Mbps", "10ms", "10Mbps", "20ms", &flow, "30s") + "\n[[events]]\nat = \"2s\"\nlink = \"p2\"\naction = \"down\"\n";
+    let toml =
+        two_paths("10Mbps", "10ms", "10Mbps", "20ms", &flow, "30s") + "\n[[events]]\nat = \"2s\"\nlink = \"p2\"\naction = \"down\"\n";
     let (sim, s) = run(&toml, None);
     let (cli, srv) = quic(&sim, 0);
     let done = sim.flows[0].metrics.completion.expect("completes on the remaining path");
@@ -97,7 +99,10 @@ fn a_silent_failure_inside_a_path_is_detected_by_ptos() {
     let flow = format!("app = {{ kind = \"file\", size = \"{size}B\" }}");
     let toml = two_paths("10Mbps", "10ms", "10Mbps", "20ms", &flow, "40s")
         .replace("routers = [\"r1\", \"r2\"]", "routers = [\"r1\", \"r2\", \"r3\"]")
-        .replace("[links.p2s]\nbetween = [\"r2\", \"s\"]", "[links.mid]\nbetween = [\"r2\", \"r3\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"\n[links.p2s]\nbetween = [\"r3\", \"s\"]")
+        .replace(
+            "[links.p2s]\nbetween = [\"r2\", \"s\"]",
+            "[links.mid]\nbetween = [\"r2\", \"r3\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"\n[links.p2s]\nbetween = [\"r3\", \"s\"]",
+        )
         + "\n[[events]]\nat = \"2s\"\nlink = \"mid\"\naction = \"down\"\n";
     let (sim, _) = run(&toml, None);
     let (cli, _) = quic(&sim, 0);
@@ -161,7 +166,8 @@ fn blp_blocks_on_seed_002s_heterogeneous_pair_under_the_same_controller_as_minrt
         ["olia", "blp-adaptive"].iter().flat_map(|cc| [(*cc, "scheduler = \"minrtt\""), (*cc, blp), (*cc, literal)]).collect();
     let runs = par_map(&cases, threads(), |(cc, s)| heterogeneous_run(cc, s));
     for (k, cc) in ["olia", "blp-adaptive"].iter().enumerate() {
-        let [(minrtt, _), (t_blp, Some(b)), (t_lit, Some(l))] = [&runs[3 * k], &runs[3 * k + 1], &runs[3 * k + 2]].map(|r| r.clone()) else {
+        let [(minrtt, _), (t_blp, Some(b)), (t_lit, Some(l))] = [&runs[3 * k], &runs[3 * k + 1], &runs[3 * k + 2]].map(|r| r.clone())
+        else {
             panic!("BLP runs without a BLP summary")
         };
         let d = b.decisions;

@@ -47,8 +47,19 @@ const WARMUP_MS: Time = 5000;
 fn scenario(p: f64, secs: u64, delayed_ack: &str) -> String {
     let loss = format!("{{ model = \"bernoulli\", p = {p} }}");
     let tcp = format!("delayed_ack = {delayed_ack}");
-    OneLink { secs, link: "path", rate: "10Mbps", delay: "40ms", limit: "4bdp", loss: &loss, flow: "bulk", cc: "newreno", flow_extra: "", tcp: &tcp }
-        .toml()
+    OneLink {
+        secs,
+        link: "path",
+        rate: "10Mbps",
+        delay: "40ms",
+        limit: "4bdp",
+        loss: &loss,
+        flow: "bulk",
+        cc: "newreno",
+        flow_extra: "",
+        tcp: &tcp,
+    }
+    .toml()
 }
 
 struct Run {
@@ -123,12 +134,8 @@ fn newreno_window_under_random_loss_does_not_depend_on_delayed_acks() {
         }
         let (on, off, on5) = (cell(i, 0), cell(i, 1), cell(i, 2));
         let ratio = |g: &dyn Fn(&Run) -> f64| mean(on, g) / mean(off, g);
-        let (seg, time, events, goodput) = (
-            ratio(&|r| r.cwnd_per_segment),
-            ratio(&|r| r.cwnd_per_time),
-            ratio(&|r| r.events_per_segment),
-            ratio(&|r| r.goodput_bps),
-        );
+        let (seg, time, events, goodput) =
+            (ratio(&|r| r.cwnd_per_segment), ratio(&|r| r.cwnd_per_time), ratio(&|r| r.events_per_segment), ratio(&|r| r.goodput_bps));
         println!(
             "{p:>6} on/off: cwnd per segment {seg:.3}, per time {time:.3}, loss events per segment {events:.3}, goodput {goodput:.3}; 5 ms timer: goodput {:.3}",
             mean(on5, &|r| r.goodput_bps) / mean(off, &|r| r.goodput_bps)

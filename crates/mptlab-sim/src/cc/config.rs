@@ -4,8 +4,8 @@
 
 use super::options::OptValue;
 use super::reno::{Recovery, Reno};
-use super::{AnyCc, CcParams};
 use super::{adaptive, bbr, bbr2, coupled, cubic, vegas};
+use super::{AnyCc, CcParams};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// A controller's options: their names (for error messages and docs) and how to set one.

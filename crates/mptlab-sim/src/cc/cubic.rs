@@ -454,7 +454,6 @@ impl CongestionControl for Cubic {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -753,7 +752,13 @@ mod tests {
     fn hystart_enters_css_on_a_delay_rise_resumes_slow_start_when_it_falls_back_then_exits() {
         let (_, changes) = slow_start_run(true, 2 * SECOND);
         for (t, s, w, ss) in &changes {
-            println!("{:7.1} ms  {:22} cwnd {:8} segments  ssthresh {}", *t as f64 / 1e6, s.name(), w / M, if *ss == u64::MAX { "∞".into() } else { (ss / M).to_string() });
+            println!(
+                "{:7.1} ms  {:22} cwnd {:8} segments  ssthresh {}",
+                *t as f64 / 1e6,
+                s.name(),
+                w / M,
+                if *ss == u64::MAX { "∞".into() } else { (ss / M).to_string() }
+            );
         }
         let states: Vec<State> = changes.iter().map(|c| c.1).collect();
         use State::*;
@@ -904,7 +909,14 @@ mod tests {
         f.recover(&mut c, 10 * MS);
         for i in 1..=200u64 {
             let before = c.window();
-            c.on_ack(&AckEvent { now: i * 1_000_000 * SECOND, bytes_acked: 1 << 40, cwnd_limited: true, srtt: 10 * MS, mss: MSS, ..Default::default() });
+            c.on_ack(&AckEvent {
+                now: i * 1_000_000 * SECOND,
+                bytes_acked: 1 << 40,
+                cwnd_limited: true,
+                srtt: 10 * MS,
+                mss: MSS,
+                ..Default::default()
+            });
             assert!(c.cwnd.is_finite());
             assert!(c.window() as f64 <= before as f64 * TARGET_MAX_RATIO + 1.0);
             assert!(c.window() <= 1 << 40);

@@ -83,16 +83,7 @@ enum Op {
     /// `rate`: a rate sample when anything was delivered (else none, as if the transport had
     /// none). `flag_recovery`: on the ACK right after a recovery exit, still flag it as in
     /// recovery (the sender's ordering).
-    Ack {
-        dt_us: u32,
-        cum_segs: u16,
-        sack_segs: u8,
-        lost_segs: u8,
-        rtt: bool,
-        rate: bool,
-        cwnd_limited: bool,
-        flag_recovery: bool,
-    },
+    Ack { dt_us: u32, cum_segs: u16, sack_segs: u8, lost_segs: u8, rtt: bool, rate: bool, cwnd_limited: bool, flag_recovery: bool },
     /// Enter fast recovery (ignored unless open).
     CongestionEvent,
     /// Leave fast recovery (ignored unless in it).
@@ -139,28 +130,28 @@ fn view() -> impl Strategy<Value = SubflowCcView> {
 
 fn op() -> impl Strategy<Value = Op> {
     let send = (prop_oneof![1u16..=4, 1u16..=64, 1u16..=1000], any::<u16>(), any::<bool>(), prop::bool::weighted(0.2))
-        .prop_map(|(segs, short_last, respect_cwnd, app_limited)| Op::Send {
-            segs,
-            short_last,
-            respect_cwnd,
-            app_limited,
+        .prop_map(|(segs, short_last, respect_cwnd, app_limited)| Op::Send { segs, short_last, respect_cwnd, app_limited });
+    let ack = (
+        prop_oneof![1u32..=100, 100u32..=200_000],
+        prop_oneof![3 => 0u16..=2, 2 => 0u16..=64, 1 => 0u16..=1000],
+        prop_oneof![3 => Just(0u8), 1 => 1u8..=8],
+        prop_oneof![6 => Just(0u8), 1 => 1u8..=8],
+        prop::bool::weighted(0.9),
+        prop::bool::weighted(0.9),
+        prop::bool::weighted(0.8),
+        any::<bool>(),
+    )
+        .prop_map(|(dt_us, cum_segs, sack_segs, lost_segs, rtt, rate, cwnd_limited, flag_recovery)| Op::Ack {
+            dt_us,
+            cum_segs,
+            sack_segs,
+            lost_segs,
+            rtt,
+            rate,
+            cwnd_limited,
+            flag_recovery,
         });
-    let ack =
-        (
-            prop_oneof![1u32..=100, 100u32..=200_000],
-            prop_oneof![3 => 0u16..=2, 2 => 0u16..=64, 1 => 0u16..=1000],
-            prop_oneof![3 => Just(0u8), 1 => 1u8..=8],
-            prop_oneof![6 => Just(0u8), 1 => 1u8..=8],
-            prop::bool::weighted(0.9),
-            prop::bool::weighted(0.9),
-            prop::bool::weighted(0.8),
-            any::<bool>(),
-        )
-            .prop_map(|(dt_us, cum_segs, sack_segs, lost_segs, rtt, rate, cwnd_limited, flag_recovery)| {
-                Op::Ack { dt_us, cum_segs, sack_segs, lost_segs, rtt, rate, cwnd_limited, flag_recovery }
-            });
-    let advance =
-        prop_oneof![1u64..=1_000, 1_000u64..=1_000_000, 1_000_000u64..=20_000_000].prop_map(|us| Op::Advance { us });
+    let advance = prop_oneof![1u64..=1_000, 1_000u64..=1_000_000, 1_000_000u64..=20_000_000].prop_map(|us| Op::Advance { us });
     let peer = (any::<u8>(), view()).prop_map(|(i, view)| Op::Peer { i, view });
     prop_oneof![
         8 => send,
@@ -174,22 +165,13 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    let mss =
-        prop_oneof![4 => Just(1460u32), 1 => Just(1u32), 1 => Just(536u32), 1 => Just(65495u32), 2 => 1u32..=9000];
+    let mss = prop_oneof![4 => Just(1460u32), 1 => Just(1u32), 1 => Just(536u32), 1 => Just(65495u32), 2 => 1u32..=9000];
     let initial = prop_oneof![4 => Just(10u32), 4 => 1u32..=100, 1 => Just(1_000_000u32)];
     let number = prop_oneof![0.0..=1.0f64, 0.0..=100.0f64, -10.0..=1000.0f64, Just(0.0), Just(100.0)];
     let options = prop::collection::vec((any::<usize>(), number, any::<bool>()), 0..4);
     let peers = prop::collection::vec(view(), 0..4);
-    (mss, initial, options, peers, any::<usize>(), prop::collection::vec(op(), 1..300)).prop_map(
-        |(mss, initial_cwnd_segments, options, peers, me, ops)| Case {
-            mss,
-            initial_cwnd_segments,
-            options,
-            peers,
-            me,
-            ops,
-        },
-    )
+    (mss, initial, options, peers, any::<usize>(), prop::collection::vec(op(), 1..300))
+        .prop_map(|(mss, initial_cwnd_segments, options, peers, me, ops)| Case { mss, initial_cwnd_segments, options, peers, me, ops })
 }
 
 /// One segment in the pipe and the delivery state recorded when it was sent.
@@ -289,8 +271,7 @@ impl Conn {
             Op::Send { segs, short_last, respect_cwnd, app_limited } => {
                 for i in 0..segs {
                     let bytes = if i + 1 == segs { mss - (short_last as u64 % mss) } else { mss };
-                    if (respect_cwnd && self.in_flight + bytes > cc.window()) || self.in_flight + bytes > MAX_IN_FLIGHT
-                    {
+                    if (respect_cwnd && self.in_flight + bytes > cc.window()) || self.in_flight + bytes > MAX_IN_FLIGHT {
                         break;
                     }
                     self.in_flight += bytes;
@@ -387,12 +368,7 @@ impl Conn {
                 self.couple(cc);
                 if !self.in_recovery && !self.in_loss {
                     self.in_recovery = true;
-                    let ev = LossEvent {
-                        now: self.now,
-                        flight_size: self.flight_size(),
-                        mss: mss as u32,
-                        during_recovery: false,
-                    };
+                    let ev = LossEvent { now: self.now, flight_size: self.flight_size(), mss: mss as u32, during_recovery: false };
                     cc.on_congestion_event(&ev);
                 }
             }
@@ -407,8 +383,7 @@ impl Conn {
                 self.couple(cc);
                 if self.flight_size() > 0 {
                     let during_recovery = self.in_recovery || self.in_loss;
-                    let ev =
-                        LossEvent { now: self.now, flight_size: self.flight_size(), mss: mss as u32, during_recovery };
+                    let ev = LossEvent { now: self.now, flight_size: self.flight_size(), mss: mss as u32, during_recovery };
                     cc.on_rto(&ev);
                     // The whole pipe is marked lost.
                     self.lost += self.in_flight;
@@ -496,10 +471,7 @@ fn run_case<C: CongestionControl>(mut cc: C, case: &Case) -> Result<(), String> 
     for (i, op) in case.ops.iter().enumerate() {
         let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| conn.apply(&mut cc, op)));
         if let Err(payload) = step {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned());
+            let msg = payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned());
             return Err(format!("panic in op {i} {op:?}: {}", msg.unwrap_or_default()));
         }
         conn.observe(cc.window());
@@ -538,11 +510,7 @@ fn every_registered_controller_keeps_its_invariants_under_random_operations() {
     for name in CONGESTION_CONTROLLERS.iter().map(|a| a.name).chain(FUZZED_COMPOSITES.iter().copied()) {
         let t = std::time::Instant::now();
         let result = fuzz(|c| build(name, c), n);
-        println!(
-            "cc fuzz: {name:11} {n} cases in {:.2} s: {}",
-            t.elapsed().as_secs_f64(),
-            if result.is_ok() { "ok" } else { "FAILED" }
-        );
+        println!("cc fuzz: {name:11} {n} cases in {:.2} s: {}", t.elapsed().as_secs_f64(), if result.is_ok() { "ok" } else { "FAILED" });
         if let Err(e) = result {
             failures.push(format!("`{name}`: {e}"));
         }

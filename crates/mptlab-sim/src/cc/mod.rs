@@ -15,16 +15,17 @@ pub mod bbr2;
 mod config;
 pub mod coupled;
 pub mod cubic;
+#[cfg(test)]
+mod fuzz;
 pub mod hystart;
 pub mod options;
 pub mod registry;
 pub mod reno;
 pub mod vegas;
-#[cfg(test)] mod fuzz;
 
-use mptlab_engine::Time;
 pub use config::{CcConfig, Options};
 pub use coupled::SubflowCcView;
+use mptlab_engine::Time;
 pub use reno::Reno;
 
 /// One delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation-02 §3.3), taken from the

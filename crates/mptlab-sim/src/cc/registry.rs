@@ -104,10 +104,7 @@ pub fn resolve(registry: &[AlgoInfo], name: &str) -> Option<&'static str> {
         let (coupled, path) = (resolve(registry, coupled)?, resolve(registry, path)?);
         return composite(coupled, path);
     }
-    registry
-        .iter()
-        .find(|a| a.name == lower || a.aliases.contains(&lower.as_str()))
-        .map(|a| a.name)
+    registry.iter().find(|a| a.name == lower || a.aliases.contains(&lower.as_str())).map(|a| a.name)
 }
 
 /// The canonical composite name of a coupled and a per-path controller (canonical names).

@@ -418,13 +418,8 @@ mod tests {
         fn ack(&mut self, v: &mut Vegas, rtt: Time, prior_delivered: u64, bytes: u64, cwnd_limited: bool) {
             self.now += MS;
             self.delivered += bytes;
-            let rate = RateSample {
-                prior_delivered,
-                delivered: self.delivered - prior_delivered,
-                interval: rtt,
-                rtt,
-                ..Default::default()
-            };
+            let rate =
+                RateSample { prior_delivered, delivered: self.delivered - prior_delivered, interval: rtt, rtt, ..Default::default() };
             v.on_ack(&AckEvent {
                 now: self.now,
                 bytes_acked: bytes,
@@ -571,13 +566,7 @@ mod tests {
         let mut s = Script::new(&mut v, 100 * MS);
         v.on_congestion_event(&LossEvent { flight_size: 30 * M, mss: MSS, ..Default::default() });
         assert_eq!((v.window(), v.ssthresh(), v.state_name()), (15 * M, 15 * M, "recovery"));
-        v.on_ack(&AckEvent {
-            bytes_acked: M,
-            cwnd_limited: true,
-            in_recovery: true,
-            rtt_sample: Some(MS),
-            ..Default::default()
-        });
+        v.on_ack(&AckEvent { bytes_acked: M, cwnd_limited: true, in_recovery: true, rtt_sample: Some(MS), ..Default::default() });
         assert_eq!(v.window(), 15 * M);
         assert_eq!(v.base_rtt(), Some(MS), "samples in recovery still lower BaseRTT");
         v.on_rto(&LossEvent { flight_size: 100 * M, mss: MSS, during_recovery: true, ..Default::default() });
@@ -617,12 +606,7 @@ mod tests {
             while (flight.len() as u64 + 1) * M <= v.window() {
                 let service_start = link_free.max(now);
                 link_free = service_start + per_pkt;
-                flight.push_back(InFlight {
-                    sent: now,
-                    service_start,
-                    ack_at: link_free + base - per_pkt,
-                    prior_delivered: delivered,
-                });
+                flight.push_back(InFlight { sent: now, service_start, ack_at: link_free + base - per_pkt, prior_delivered: delivered });
                 v.on_packet_sent(now, MSS, flight.len() as u64 * M);
             }
             let p = flight.pop_front().unwrap();

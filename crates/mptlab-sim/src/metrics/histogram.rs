@@ -53,13 +53,7 @@ fn bounds_of(i: usize) -> (u64, u64) {
 
 impl LogHistogram {
     pub fn new() -> Self {
-        LogHistogram {
-            buckets: vec![0; BUCKETS].into_boxed_slice(),
-            count: 0,
-            sum: 0,
-            min: u64::MAX,
-            max: 0,
-        }
+        LogHistogram { buckets: vec![0; BUCKETS].into_boxed_slice(), count: 0, sum: 0, min: u64::MAX, max: 0 }
     }
 
     #[inline]
@@ -139,14 +133,10 @@ impl LogHistogram {
     /// Non-empty buckets as (lowest value, highest value inclusive, count), ascending; for plots
     /// and export of the distribution.
     pub fn nonzero_buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        self.buckets
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c > 0)
-            .map(|(i, &c)| {
-                let (lo, w) = bounds_of(i);
-                (lo, lo + (w - 1), c)
-            })
+        self.buckets.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| {
+            let (lo, w) = bounds_of(i);
+            (lo, lo + (w - 1), c)
+        })
     }
 }
 
@@ -160,10 +150,7 @@ mod tests {
         while v < (1u64 << MAX_POW) {
             let (lo, w) = bounds_of(index_of(v));
             assert!(lo <= v && v < lo + w, "v={v} lo={lo} w={w}");
-            assert!(
-                (w as f64 / 2.0) <= (lo as f64 / 32.0).max(0.5),
-                "bucket too wide at {v}"
-            );
+            assert!((w as f64 / 2.0) <= (lo as f64 / 32.0).max(0.5), "bucket too wide at {v}");
             v = v * 3 / 2 + 1;
         }
         assert_eq!(index_of(u64::MAX), BUCKETS - 1);
@@ -179,10 +166,7 @@ mod tests {
         for &q in &[0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999] {
             let exact = (q * 100_000.0f64).ceil();
             let got = h.quantile(q);
-            assert!(
-                (got - exact).abs() / exact <= 0.07,
-                "q={q} got={got} exact={exact}"
-            );
+            assert!((got - exact).abs() / exact <= 0.07, "q={q} got={got} exact={exact}");
         }
         assert_eq!(h.quantile(0.0), 1.0);
         assert_eq!(h.quantile(1.0), 100_000.0);
@@ -195,19 +179,13 @@ mod tests {
             h.record(v);
         }
         assert_eq!((h.count(), h.min(), h.max()), (5, 0, 5_000_000_000_000));
-        assert_eq!(
-            h.mean(),
-            (7 + 1_000_003 + 42 + 5_000_000_000_000u64) as f64 / 5.0
-        );
+        assert_eq!(h.mean(), (7 + 1_000_003 + 42 + 5_000_000_000_000u64) as f64 / 5.0);
     }
 
     #[test]
     fn empty_gives_zeros_single_sample_is_exact_and_small_values_are_exact() {
         let mut h = LogHistogram::new();
-        assert_eq!(
-            (h.count(), h.min(), h.max(), h.mean(), h.quantile(0.5)),
-            (0, 0, 0, 0., 0.)
-        );
+        assert_eq!((h.count(), h.min(), h.max(), h.mean(), h.quantile(0.5)), (0, 0, 0, 0., 0.));
         h.record(12_345_678);
         assert_eq!(h.quantile(0.5), 12_345_678.0);
         let mut s = LogHistogram::new();
@@ -217,16 +195,10 @@ mod tests {
 
     #[test]
     fn merge_equals_recording_everything_into_one() {
-        let (mut a, mut b, mut all) = (
-            LogHistogram::new(),
-            LogHistogram::new(),
-            LogHistogram::new(),
-        );
+        let (mut a, mut b, mut all) = (LogHistogram::new(), LogHistogram::new(), LogHistogram::new());
         (0..5000u64).for_each(|v| a.record(v * v + 3));
         (5000..9000u64).for_each(|v| b.record(v * 7));
-        (0..5000u64)
-            .chain(5000..9000)
-            .for_each(|v| all.record(if v < 5000 { v * v + 3 } else { v * 7 }));
+        (0..5000u64).chain(5000..9000).for_each(|v| all.record(if v < 5000 { v * v + 3 } else { v * 7 }));
         a.merge(&b);
         assert_eq!(a, all);
         let mut e = LogHistogram::new();

@@ -27,14 +27,7 @@ impl IntervalBins {
     pub fn new(interval: Time, duration: Time) -> Self {
         assert!(interval > 0, "IntervalBins: interval must be positive");
         let n = duration.div_ceil(interval) as usize;
-        IntervalBins {
-            interval,
-            duration,
-            bins: vec![0; n],
-            cur: 0,
-            cur_start: 0,
-            cur_end: interval.min(duration),
-        }
+        IntervalBins { interval, duration, bins: vec![0; n], cur: 0, cur_start: 0, cur_end: interval.min(duration) }
     }
 
     /// Adds `bytes` to the bin holding `now`; samples at or after `duration` are ignored.
@@ -86,9 +79,7 @@ impl IntervalBins {
 
     /// Rate of each bin in bit/s: bytes·8 / bin length.
     pub fn rates_bps(&self) -> Vec<f64> {
-        (0..self.bins.len())
-            .map(|k| self.bins[k] as f64 * 8.0 * NS_PER_S / self.bin_len(k) as f64)
-            .collect()
+        (0..self.bins.len()).map(|k| self.bins[k] as f64 * 8.0 * NS_PER_S / self.bin_len(k) as f64).collect()
     }
 
     /// Distribution of the per-interval rates in Mbit/s over bins `from_bin..` (skip a warm-up by
@@ -156,10 +147,7 @@ mod tests {
         let all = b.summary(0);
         assert_eq!((all.count, all.max, all.min), (4, 100.0, 1.0));
         let s = b.summary(1);
-        assert_eq!(
-            (s.mean, s.min, s.max, s.p50, s.count),
-            (3.0, 1.0, 5.0, 3.0, 3)
-        );
+        assert_eq!((s.mean, s.min, s.max, s.p50, s.count), (3.0, 1.0, 5.0, 3.0, 3));
         assert!((s.std - (8.0f64 / 3.0).sqrt()).abs() < 1e-12);
         assert_eq!(b.summary(4).count, 0);
         assert_eq!(b.summary(99).count, 0);

@@ -41,10 +41,7 @@ mod tests {
         for n in 1..=12usize {
             let mut xs = vec![0.0; n];
             xs[n / 2] = 3.7;
-            assert!(
-                (jain_index(&xs).unwrap() - 1.0 / n as f64).abs() < 1e-15,
-                "n={n}"
-            );
+            assert!((jain_index(&xs).unwrap() - 1.0 / n as f64).abs() < 1e-15, "n={n}");
         }
     }
 
@@ -57,15 +54,9 @@ mod tests {
         assert!((tn1 - 246_730.758_4 / 253_629.722).abs() < 1e-9);
         assert_eq!(format!("{tn1:.4}"), "0.9728");
         // TN2: 300.76 vs 195.97 → Table 2: 0.9574.
-        assert_eq!(
-            format!("{:.4}", jain_index(&[300.76, 195.97]).unwrap()),
-            "0.9574"
-        );
+        assert_eq!(format!("{:.4}", jain_index(&[300.76, 195.97]).unwrap()), "0.9574");
         // Total: each protocol's sum over both links, 590.65 vs 402.80 → Table 2: 0.9655.
-        assert_eq!(
-            format!("{:.4}", jain_index(&[590.65, 402.80]).unwrap()),
-            "0.9655"
-        );
+        assert_eq!(format!("{:.4}", jain_index(&[590.65, 402.80]).unwrap()), "0.9655");
     }
 
     #[test]

@@ -32,14 +32,7 @@ impl Default for Rfc3550Jitter {
 
 impl Rfc3550Jitter {
     pub fn new() -> Self {
-        Rfc3550Jitter {
-            j: 0.0,
-            prev_sent: 0,
-            prev_arrived: 0,
-            started: false,
-            samples: RunningStats::new(),
-            hist: LogHistogram::new(),
-        }
+        Rfc3550Jitter { j: 0.0, prev_sent: 0, prev_arrived: 0, started: false, samples: RunningStats::new(), hist: LogHistogram::new() }
     }
 
     /// One packet, in arrival order: `sent` is its send time at the source (S_i), `arrived` its
@@ -151,10 +144,7 @@ mod tests {
     fn first_packet_only_initialises() {
         let mut j = Rfc3550Jitter::new();
         j.on_packet(5 * MS, 50 * MS);
-        assert_eq!(
-            (j.samples(), j.histogram().count(), j.mean_ms()),
-            (0, 0, 0.0)
-        );
+        assert_eq!((j.samples(), j.histogram().count(), j.mean_ms()), (0, 0, 0.0));
     }
 
     #[test]

@@ -175,14 +175,8 @@ mod tests {
         }
         q.on_drop(1500); // tail drop
         q.on_channel_loss(1500);
-        assert_eq!(
-            (q.enqueued_packets(), q.sent_packets(), q.sent_bytes()),
-            (9, 9, 13_500)
-        );
-        assert_eq!(
-            (q.drops(), q.dropped_bytes(), q.channel_losses()),
-            (1, 1500, 1)
-        );
+        assert_eq!((q.enqueued_packets(), q.sent_packets(), q.sent_bytes()), (9, 9, 13_500));
+        assert_eq!((q.drops(), q.dropped_bytes(), q.channel_losses()), (1, 1500, 1));
         assert_eq!(q.drop_pct(), 10.0);
         assert_eq!(QueueStats::new().drop_pct(), 0.0);
     }

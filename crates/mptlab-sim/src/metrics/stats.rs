@@ -55,11 +55,7 @@ impl Stats {
     /// Mean, std, min and max from `running` (exact), p50 and p95 from `hist` (bucket
     /// midpoints); every value multiplied by `scale` (e.g. 1e-6 for ns → ms). The two must have
     /// seen the same samples.
-    pub fn from_running_and_histogram(
-        running: &RunningStats,
-        hist: &LogHistogram,
-        scale: f64,
-    ) -> Stats {
+    pub fn from_running_and_histogram(running: &RunningStats, hist: &LogHistogram, scale: f64) -> Stats {
         if running.count() == 0 {
             return Stats::default();
         }
@@ -98,15 +94,7 @@ impl Default for RunningStats {
 
 impl RunningStats {
     pub const fn new() -> Self {
-        RunningStats {
-            count: 0,
-            sum: 0.0,
-            shift: 0.0,
-            sum_shifted: 0.0,
-            sum_sq_shifted: 0.0,
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-        }
+        RunningStats { count: 0, sum: 0.0, shift: 0.0, sum_shifted: 0.0, sum_sq_shifted: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY }
     }
 
     #[inline]
@@ -185,10 +173,7 @@ mod tests {
     fn stats_of_known_samples_match_hand_computation() {
         // 2,4,4,4,5,5,7,9: mean 5, population std 2; type-7 p50 = 4.5, p95 = 7 + 0.65·2 = 8.3.
         let s = Stats::from_samples(&[9.0, 2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0]);
-        assert_eq!(
-            (s.mean, s.std, s.min, s.max, s.count),
-            (5.0, 2.0, 2.0, 9.0, 8)
-        );
+        assert_eq!((s.mean, s.std, s.min, s.max, s.count), (5.0, 2.0, 2.0, 9.0, 8));
         assert_eq!(s.p50, 4.5);
         assert!((s.p95 - 8.3).abs() < 1e-12);
     }
@@ -197,15 +182,9 @@ mod tests {
     fn empty_input_gives_zeros_and_one_sample_gives_itself_with_zero_std() {
         assert_eq!(Stats::from_samples(&[]), Stats::default());
         let r = RunningStats::new();
-        assert_eq!(
-            (r.count(), r.mean(), r.std(), r.min(), r.max()),
-            (0, 0., 0., 0., 0.)
-        );
+        assert_eq!((r.count(), r.mean(), r.std(), r.min(), r.max()), (0, 0., 0., 0., 0.));
         let s = Stats::from_samples(&[3.5]);
-        assert_eq!(
-            (s.mean, s.std, s.min, s.max, s.p50, s.p95),
-            (3.5, 0., 3.5, 3.5, 3.5, 3.5)
-        );
+        assert_eq!((s.mean, s.std, s.min, s.max, s.p50, s.p95), (3.5, 0., 3.5, 3.5, 3.5, 3.5));
     }
 
     #[test]
@@ -229,14 +208,8 @@ mod tests {
 
     #[test]
     fn merged_running_stats_equal_one_pass() {
-        let xs: Vec<f64> = (0..101)
-            .map(|i| (i as f64 * 0.37).sin() * 10.0 + i as f64)
-            .collect();
-        let (mut a, mut b, mut all) = (
-            RunningStats::new(),
-            RunningStats::new(),
-            RunningStats::new(),
-        );
+        let xs: Vec<f64> = (0..101).map(|i| (i as f64 * 0.37).sin() * 10.0 + i as f64).collect();
+        let (mut a, mut b, mut all) = (RunningStats::new(), RunningStats::new(), RunningStats::new());
         xs[..40].iter().for_each(|&x| a.push(x));
         xs[40..].iter().for_each(|&x| b.push(x));
         xs.iter().for_each(|&x| all.push(x));

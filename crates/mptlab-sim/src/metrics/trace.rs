@@ -24,14 +24,7 @@ impl Trace {
     pub fn new(every: Time, duration: Time) -> Self {
         assert!(every > 0, "Trace: sampling period must be positive");
         let n = duration.div_ceil(every) as usize;
-        Trace {
-            every,
-            duration,
-            next_at: 0,
-            times_s: Vec::with_capacity(n),
-            values: Vec::with_capacity(n),
-            last: None,
-        }
+        Trace { every, duration, next_at: 0, times_s: Vec::with_capacity(n), values: Vec::with_capacity(n), last: None }
     }
 
     #[inline]
@@ -68,15 +61,7 @@ mod tests {
     #[test]
     fn keeps_the_first_value_at_or_after_each_multiple() {
         let mut t = Trace::new(100 * MS, 1000 * MS);
-        for (ms, v) in [
-            (0, 1.0),
-            (50, 2.0),
-            (100, 3.0),
-            (150, 4.0),
-            (230, 5.0),
-            (299, 6.0),
-            (300, 7.0),
-        ] {
+        for (ms, v) in [(0, 1.0), (50, 2.0), (100, 3.0), (150, 4.0), (230, 5.0), (299, 6.0), (300, 7.0)] {
             t.record(ms * MS, v);
         }
         let (ts, vs) = t.points();

@@ -167,14 +167,7 @@ mod tests {
     const MBPS: u64 = 1_000_000;
 
     fn lte(mean: u64, cv: f64, correlation: f64) -> CapacitySpec {
-        CapacitySpec::Lte {
-            mean_bps: mean,
-            cv,
-            correlation,
-            min_bps: mean / 10,
-            max_bps: 3 * mean,
-            step: 100 * MILLISECOND,
-        }
+        CapacitySpec::Lte { mean_bps: mean, cv, correlation, min_bps: mean / 10, max_bps: 3 * mean, step: 100 * MILLISECOND }
     }
 
     fn process(spec: &CapacitySpec, seed: u64, name: &str) -> CapacityProcess {
@@ -258,15 +251,8 @@ mod tests {
 
     #[test]
     fn a_trace_with_a_period_repeats() {
-        let spec = CapacitySpec::Trace {
-            times: vec![SECOND, 2 * SECOND],
-            rates_bps: vec![MBPS, 2 * MBPS],
-            period: Some(5 * SECOND),
-        };
+        let spec = CapacitySpec::Trace { times: vec![SECOND, 2 * SECOND], rates_bps: vec![MBPS, 2 * MBPS], period: Some(5 * SECOND) };
         let v: Vec<_> = process(&spec, 1, "x").take(5).collect();
-        assert_eq!(
-            v,
-            [(SECOND, MBPS), (2 * SECOND, 2 * MBPS), (6 * SECOND, MBPS), (7 * SECOND, 2 * MBPS), (11 * SECOND, MBPS)]
-        );
+        assert_eq!(v, [(SECOND, MBPS), (2 * SECOND, 2 * MBPS), (6 * SECOND, MBPS), (7 * SECOND, 2 * MBPS), (11 * SECOND, MBPS)]);
     }
 }

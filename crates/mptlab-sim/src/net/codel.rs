@@ -121,11 +121,7 @@ impl CoDel {
             r = self.do_dequeue(now);
             self.dropping = true;
             let delta = self.count.wrapping_sub(self.last_count);
-            self.count = if delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.interval {
-                delta
-            } else {
-                1
-            };
+            self.count = if delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.interval { delta } else { 1 };
             self.drop_next = self.control_law(now, self.count);
             self.last_count = self.count;
         }

@@ -210,7 +210,6 @@ impl Link {
         }
     }
 
-
     #[inline]
     fn serialization(&mut self, size: u32) -> Time {
         if self.tx_cache[0].0 == size {
@@ -442,14 +441,7 @@ impl Link {
                     let next = old.dequeue(now, &mut self.scratch);
                     for q in self.scratch.iter().chain(next.as_ref()) {
                         self.stats.on_drop(q.size as u64);
-                        self.pipe.push_back(InPipe {
-                            handle: q.handle,
-                            size: q.size,
-                            tx_start: now,
-                            arrival: now,
-                            lost: true,
-                            down: true,
-                        });
+                        self.pipe.push_back(InPipe { handle: q.handle, size: q.size, tx_start: now, arrival: now, lost: true, down: true });
                         lost_any = true;
                     }
                 }

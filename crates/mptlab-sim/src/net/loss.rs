@@ -61,10 +61,7 @@ mod tests {
     #[test]
     fn gilbert_elliott_mean_loss_matches_stationary_distribution() {
         let (gb, bg) = (0.01, 0.1);
-        let r = loss_rate(
-            LossSpec::GilbertElliott { p_good_to_bad: gb, p_bad_to_good: bg, loss_good: 0.0, loss_bad: 0.5 },
-            1_000_000,
-        );
+        let r = loss_rate(LossSpec::GilbertElliott { p_good_to_bad: gb, p_bad_to_good: bg, loss_good: 0.0, loss_bad: 0.5 }, 1_000_000);
         let expected = gb / (gb + bg) * 0.5;
         assert!((r - expected).abs() < 0.004, "{r} vs {expected}");
     }
@@ -72,12 +69,7 @@ mod tests {
     #[test]
     fn gilbert_elliott_losses_are_bursty() {
         // Mean burst length of consecutive losses exceeds the i.i.d. value 1/(1-p).
-        let mut m = LossModel::new(LossSpec::GilbertElliott {
-            p_good_to_bad: 0.01,
-            p_bad_to_good: 0.2,
-            loss_good: 0.0,
-            loss_bad: 0.9,
-        });
+        let mut m = LossModel::new(LossSpec::GilbertElliott { p_good_to_bad: 0.01, p_bad_to_good: 0.2, loss_good: 0.0, loss_bad: 0.9 });
         let mut rng = RngStream::new(5, StreamId::new(1, 1));
         let (mut bursts, mut losses, mut prev) = (0u64, 0u64, false);
         for _ in 0..1_000_000 {

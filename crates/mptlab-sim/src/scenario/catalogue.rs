@@ -12,19 +12,11 @@ use crate::cc::registry::CONGESTION_CONTROLLERS;
 use serde_json::{json, Value};
 
 fn kinds(table: &[(&str, &[&str])]) -> Value {
-    table
-        .iter()
-        .map(|(k, keys)| (k.to_string(), json!(keys)))
-        .collect::<serde_json::Map<_, _>>()
-        .into()
+    table.iter().map(|(k, keys)| (k.to_string(), json!(keys))).collect::<serde_json::Map<_, _>>().into()
 }
 
 fn units(table: &[(&str, u128)]) -> Value {
-    table
-        .iter()
-        .map(|(n, m)| (n.to_string(), json!(*m as u64)))
-        .collect::<serde_json::Map<_, _>>()
-        .into()
+    table.iter().map(|(n, m)| (n.to_string(), json!(*m as u64))).collect::<serde_json::Map<_, _>>().into()
 }
 
 pub fn catalogue() -> Value {

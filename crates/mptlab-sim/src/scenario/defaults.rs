@@ -2,8 +2,8 @@
 //! and `catalogue()` prints them, so the documentation cannot drift from the behaviour.
 
 use super::raw::{DelayedAck, Loss, MptcpOpts, Queue, TcpOpts};
-use crate::transport::tcp::RtoFormula;
 use super::units::{Dur, Limit, Size};
+use crate::transport::tcp::RtoFormula;
 use mptlab_engine::time::{MILLISECOND, SECOND};
 
 pub const SEED: u64 = 1;
@@ -20,9 +20,7 @@ pub const CODEL_TARGET: Dur = Dur(5 * MILLISECOND);
 pub const CODEL_INTERVAL: Dur = Dur(100 * MILLISECOND);
 
 pub const fn droptail() -> Queue {
-    Queue::DropTail {
-        limit: DROPTAIL_LIMIT,
-    }
+    Queue::DropTail { limit: DROPTAIL_LIMIT }
 }
 pub const LOSS: Loss = Loss::None;
 /// Gilbert–Elliott: the good state is loss-free and the bad state loses everything (the

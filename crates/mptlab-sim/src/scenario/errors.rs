@@ -20,18 +20,11 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(key: impl Into<String>, reason: impl Into<String>) -> Self {
-        ScenarioError {
-            key: key.into(),
-            reason: reason.into(),
-            choices: Vec::new(),
-        }
+        ScenarioError { key: key.into(), reason: reason.into(), choices: Vec::new() }
     }
 
     pub fn with_choices<S: AsRef<str>>(mut self, choices: impl IntoIterator<Item = S>) -> Self {
-        self.choices = choices
-            .into_iter()
-            .map(|s| s.as_ref().to_string())
-            .collect();
+        self.choices = choices.into_iter().map(|s| s.as_ref().to_string()).collect();
         self
     }
 }

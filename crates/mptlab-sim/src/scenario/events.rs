@@ -21,11 +21,8 @@ use std::collections::HashMap;
 use toml::Value;
 
 /// Capacity models with their keys besides `model`.
-pub const CAPACITY_MODELS: &[(&str, &[&str])] = &[
-    ("none", &[]),
-    ("lte", &["mean", "cv", "correlation", "min", "max", "step"]),
-    ("trace", &["times", "rates", "repeat", "period"]),
-];
+pub const CAPACITY_MODELS: &[(&str, &[&str])] =
+    &[("none", &[]), ("lte", &["mean", "cv", "correlation", "min", "max", "step"]), ("trace", &["times", "rates", "repeat", "period"])];
 pub const EVENT_KEYS: &[&str] = &["at", "link", "action", "rate"];
 pub const EVENT_ACTIONS: &[&str] = &["down", "up", "rate"];
 
@@ -45,11 +42,7 @@ fn number(key: &str, v: &Value, lo: f64, hi: f64) -> Result<f64> {
 /// An array whose elements `f` reads; element errors are keyed `key[i]`.
 fn list<T>(key: &str, v: &Value, f: fn(&str, &Value) -> Result<T>) -> Result<Vec<T>> {
     match v {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, x)| f(&index(key, i), x))
-            .collect(),
+        Value::Array(items) => items.iter().enumerate().map(|(i, x)| f(&index(key, i), x)).collect(),
         other => fail(key, format!("expected an array, got {}", type_name(other))),
     }
 }
@@ -67,113 +60,55 @@ pub fn capacity(key: &str, v: &Value) -> Result<Capacity> {
 fn lte(t: &Tbl) -> Result<Capacity> {
     let mean = t.must("mean", r::rate)?;
     let cv = t.or("cv", d::LTE_CV, |k, v| number(k, v, 0.0, d::LTE_MAX_CV))?;
-    let correlation = t.or("correlation", d::LTE_CORRELATION, |k, v| {
-        r::probability(k, v, false)
-    })?;
+    let correlation = t.or("correlation", d::LTE_CORRELATION, |k, v| r::probability(k, v, false))?;
     let default_min = Rate(((mean.0 + d::LTE_MIN_DIVISOR / 2) / d::LTE_MIN_DIVISOR).max(1));
     let min = t.or("min", default_min, r::rate)?;
-    let max = t.or(
-        "max",
-        Rate(mean.0.saturating_mul(d::LTE_MAX_FACTOR)),
-        r::rate,
-    )?;
+    let max = t.or("max", Rate(mean.0.saturating_mul(d::LTE_MAX_FACTOR)), r::rate)?;
     if min.0 > mean.0 {
-        return fail(
-            t.key("min"),
-            format!(
-                "min ({}) must be at most mean ({})",
-                min.canonical(),
-                mean.canonical()
-            ),
-        );
+        return fail(t.key("min"), format!("min ({}) must be at most mean ({})", min.canonical(), mean.canonical()));
     }
     if max.0 < mean.0 {
-        return fail(
-            t.key("max"),
-            format!(
-                "max ({}) must be at least mean ({})",
-                max.canonical(),
-                mean.canonical()
-            ),
-        );
+        return fail(t.key("max"), format!("max ({}) must be at least mean ({})", max.canonical(), mean.canonical()));
     }
     let step = t.or("step", d::LTE_STEP, r::time_pos)?;
     if step.0 < d::MIN_CAPACITY_STEP.0 {
         return fail(
             t.key("step"),
-            format!(
-                "step must be at least {} (one LTE subframe), got {}",
-                d::MIN_CAPACITY_STEP.canonical(),
-                step.canonical()
-            ),
+            format!("step must be at least {} (one LTE subframe), got {}", d::MIN_CAPACITY_STEP.canonical(), step.canonical()),
         );
     }
-    Ok(Capacity::Lte {
-        mean,
-        cv,
-        correlation,
-        min,
-        max,
-        step,
-    })
+    Ok(Capacity::Lte { mean, cv, correlation, min, max, step })
 }
 
 fn trace(t: &Tbl) -> Result<Capacity> {
     let times = t.must("times", |k, v| list(k, v, r::time))?;
     let rates = t.must("rates", |k, v| list(k, v, r::rate))?;
     if times.is_empty() {
-        return fail(
-            t.key("times"),
-            "a trace needs at least one (time, rate) change",
-        );
+        return fail(t.key("times"), "a trace needs at least one (time, rate) change");
     }
     for i in 1..times.len() {
         if times[i].0 <= times[i - 1].0 {
             return fail(
                 index(&t.key("times"), i),
-                format!(
-                    "times must increase: {} is not after {}",
-                    times[i].canonical(),
-                    times[i - 1].canonical()
-                ),
+                format!("times must increase: {} is not after {}", times[i].canonical(), times[i - 1].canonical()),
             );
         }
     }
     if rates.len() != times.len() {
-        return fail(
-            t.key("rates"),
-            format!("has {} entries but times has {}", rates.len(), times.len()),
-        );
+        return fail(t.key("rates"), format!("has {} entries but times has {}", rates.len(), times.len()));
     }
     let repeat = t.or("repeat", false, r::boolean)?;
     let period = t.opt("period", r::time_pos)?;
     let last = times[times.len() - 1];
     match (repeat, period) {
-        (true, None) => {
-            return fail(
-                t.key("period"),
-                "required key is missing: the length of one cycle, with repeat = true",
-            )
-        }
+        (true, None) => return fail(t.key("period"), "required key is missing: the length of one cycle, with repeat = true"),
         (false, Some(_)) => return fail(t.key("period"), "only allowed with repeat = true"),
         (true, Some(p)) if p.0 <= last.0 => {
-            return fail(
-                t.key("period"),
-                format!(
-                    "period ({}) must be after the last of times ({})",
-                    p.canonical(),
-                    last.canonical()
-                ),
-            )
+            return fail(t.key("period"), format!("period ({}) must be after the last of times ({})", p.canonical(), last.canonical()))
         }
         _ => {}
     }
-    Ok(Capacity::Trace {
-        times,
-        rates,
-        repeat,
-        period,
-    })
+    Ok(Capacity::Trace { times, rates, repeat, period })
 }
 
 /// A forward direction's capacity: `"none"` is the same as no key.
@@ -196,27 +131,10 @@ pub fn reverse_capacity(fwd: &Option<Capacity>, given: Option<Capacity>) -> Opti
 pub fn capacity_spec(c: Option<&Capacity>) -> Option<CapacitySpec> {
     match c? {
         Capacity::None => None,
-        Capacity::Lte {
-            mean,
-            cv,
-            correlation,
-            min,
-            max,
-            step,
-        } => Some(CapacitySpec::Lte {
-            mean_bps: mean.0,
-            cv: *cv,
-            correlation: *correlation,
-            min_bps: min.0,
-            max_bps: max.0,
-            step: step.0,
-        }),
-        Capacity::Trace {
-            times,
-            rates,
-            period,
-            ..
-        } => Some(CapacitySpec::Trace {
+        Capacity::Lte { mean, cv, correlation, min, max, step } => {
+            Some(CapacitySpec::Lte { mean_bps: mean.0, cv: *cv, correlation: *correlation, min_bps: min.0, max_bps: max.0, step: step.0 })
+        }
+        Capacity::Trace { times, rates, period, .. } => Some(CapacitySpec::Trace {
             times: times.iter().map(|t| t.0).collect(),
             rates_bps: rates.iter().map(|r| r.0).collect(),
             period: period.map(|p| p.0),
@@ -227,18 +145,8 @@ pub fn capacity_spec(c: Option<&Capacity>) -> Option<CapacitySpec> {
 /// The top-level `events` array (`[[events]]` tables).
 pub fn events(key: &str, v: &Value) -> Result<Vec<Event>> {
     match v {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| event(&index(key, i), item))
-            .collect(),
-        other => fail(
-            key,
-            format!(
-                "expected an array of tables ([[events]]), got {}",
-                type_name(other)
-            ),
-        ),
+        Value::Array(items) => items.iter().enumerate().map(|(i, item)| event(&index(key, i), item)).collect(),
+        other => fail(key, format!("expected an array of tables ([[events]]), got {}", type_name(other))),
     }
 }
 
@@ -247,23 +155,12 @@ fn event(key: &str, v: &Value) -> Result<Event> {
     let at = t.must("at", r::time)?;
     let link = t.must("link", r::name)?.to_string();
     let action = match t.get("action") {
-        None => {
-            return Err(
-                ScenarioError::new(t.key("action"), "required key is missing")
-                    .with_choices(EVENT_ACTIONS),
-            )
-        }
+        None => return Err(ScenarioError::new(t.key("action"), "required key is missing").with_choices(EVENT_ACTIONS)),
         Some(v) => match r::string(&t.key("action"), v)? {
             "down" => EventAction::Down,
             "up" => EventAction::Up,
             "rate" => EventAction::Rate,
-            other => {
-                return Err(ScenarioError::new(
-                    t.key("action"),
-                    format!("unknown action `{other}`"),
-                )
-                .with_choices(EVENT_ACTIONS))
-            }
+            other => return Err(ScenarioError::new(t.key("action"), format!("unknown action `{other}`")).with_choices(EVENT_ACTIONS)),
         },
     };
     let rate = match action {
@@ -271,12 +168,7 @@ fn event(key: &str, v: &Value) -> Result<Event> {
         _ if t.has("rate") => return fail(t.key("rate"), "only allowed with action = \"rate\""),
         _ => None,
     };
-    Ok(Event {
-        at,
-        link,
-        action,
-        rate,
-    })
+    Ok(Event { at, link, action, rate })
 }
 
 /// The link directions an event's `link` names, or None if it names none.
@@ -301,20 +193,13 @@ pub fn resolve(s: &Scenario, topo: &Topology) -> Result<Vec<LinkEvent>> {
     if s.events.is_empty() {
         return Ok(Vec::new());
     }
-    let by_name: HashMap<&str, LinkId> = topo
-        .dirs
-        .iter()
-        .enumerate()
-        .map(|(i, dir)| (dir.name.as_str(), i as LinkId))
-        .collect();
+    let by_name: HashMap<&str, LinkId> = topo.dirs.iter().enumerate().map(|(i, dir)| (dir.name.as_str(), i as LinkId)).collect();
     let mut out = Vec::new();
     for (i, e) in s.events.iter().enumerate() {
         let key = index("events", i);
         let dirs = directions(&by_name, &e.link).ok_or_else(|| {
-            let mut reason = format!(
-                "unknown link `{}`: name a link (both directions) or one direction, `<link>.fwd` or `<link>.rev`",
-                e.link
-            );
+            let mut reason =
+                format!("unknown link `{}`: name a link (both directions) or one direction, `<link>.fwd` or `<link>.rev`", e.link);
             if !topo.groups.is_empty() {
                 reason.push_str("; group access links are named after the member (<group>#<i>)");
             }
@@ -324,9 +209,7 @@ pub fn resolve(s: &Scenario, topo: &Topology) -> Result<Vec<LinkEvent>> {
             EventAction::Down => LinkAction::Down,
             EventAction::Up => LinkAction::Up,
             EventAction::Rate => {
-                if let Some(&l) = dirs.iter().find(|&&l| {
-                    capacity_spec(topo.dirs[l as usize].params.capacity.as_ref()).is_some()
-                }) {
+                if let Some(&l) = dirs.iter().find(|&&l| capacity_spec(topo.dirs[l as usize].params.capacity.as_ref()).is_some()) {
                     return fail(
                         join(&key, "action"),
                         format!(
@@ -335,19 +218,13 @@ pub fn resolve(s: &Scenario, topo: &Topology) -> Result<Vec<LinkEvent>> {
                         ),
                     );
                 }
-                LinkAction::Rate {
-                    rate_bps: e.rate.expect("a rate event has a rate").0,
-                }
+                LinkAction::Rate { rate_bps: e.rate.expect("a rate event has a rate").0 }
             }
         };
         if e.at.0 >= s.run.duration.0 {
             continue;
         }
-        out.extend(dirs.into_iter().map(|link| LinkEvent {
-            at: e.at.0,
-            link,
-            action,
-        }));
+        out.extend(dirs.into_iter().map(|link| LinkEvent { at: e.at.0, link, action }));
     }
     // Stable: equal times keep file order.
     out.sort_by_key(|e| e.at);

@@ -40,38 +40,20 @@ pub fn links(topo: &Topology, flows: &[FlowSpec]) -> Result<Vec<LinkSpec>> {
                     r => r,
                 }
             };
-            let key = if dir.name.ends_with(".rev") {
-                join(&dir.origin, "reverse.queue.limit")
-            } else {
-                join(&dir.origin, "queue.limit")
-            };
+            let key = if dir.name.ends_with(".rev") { join(&dir.origin, "reverse.queue.limit") } else { join(&dir.origin, "queue.limit") };
             let limit = |l: Limit| resolve_limit(&key, l, p.rate.0, r);
             let queue = match p.queue {
                 Queue::DropTail { limit: l } => QueueSpec::DropTail { limit: limit(l)? },
-                Queue::CoDel {
-                    limit: l,
-                    target,
-                    interval,
-                } => QueueSpec::CoDel {
-                    limit: limit(l)?,
-                    target: target.0,
-                    interval: interval.0,
-                },
+                Queue::CoDel { limit: l, target, interval } => {
+                    QueueSpec::CoDel { limit: limit(l)?, target: target.0, interval: interval.0 }
+                }
             };
             let loss = match p.loss {
                 Loss::None => LossSpec::None,
                 Loss::Bernoulli { p } => LossSpec::Bernoulli { p },
-                Loss::GilbertElliott {
-                    p_good_to_bad,
-                    p_bad_to_good,
-                    loss_good,
-                    loss_bad,
-                } => LossSpec::GilbertElliott {
-                    p_good_to_bad,
-                    p_bad_to_good,
-                    loss_good,
-                    loss_bad,
-                },
+                Loss::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                    LossSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad }
+                }
             };
             Ok(LinkSpec {
                 name: dir.name.clone(),
@@ -97,9 +79,7 @@ fn resolve_limit(key: &str, l: Limit, rate_bps: u64, rtt: u64) -> Result<QueueLi
         if bytes > u64::MAX as f64 / 2.0 {
             return fail(key, "queue limit is too large");
         }
-        Ok(QueueLimit::Bytes(
-            (bytes.round() as u64).max(d::MIN_DERIVED_LIMIT),
-        ))
+        Ok(QueueLimit::Bytes((bytes.round() as u64).max(d::MIN_DERIVED_LIMIT)))
     };
     match l {
         Limit::Packets(n) => Ok(QueueLimit::Packets(n)),

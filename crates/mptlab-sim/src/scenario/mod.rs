@@ -47,11 +47,7 @@ pub struct Loaded {
 
 /// Parse `text`, apply `--set key.path=value` overrides in order, apply the seed override,
 /// validate, resolve.
-pub fn load(
-    text: &str,
-    overrides: &[(String, String)],
-    seed: Option<u64>,
-) -> Result<Loaded, ScenarioError> {
+pub fn load(text: &str, overrides: &[(String, String)], seed: Option<u64>) -> Result<Loaded, ScenarioError> {
     let mut root: toml::Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
     overrides::apply(&mut root, overrides)?;
     let mut raw = parse::scenario(&root)?;

@@ -55,28 +55,15 @@ fn set(root: &mut Table, key: &str, value: Value) -> Result<()> {
         return fail(key, "white space inside a key path (a key path is dot-separated names, e.g. flows.bulk.cc)");
     }
     if parts.iter().any(|p| p.is_empty()) {
-        return fail(
-            if key.is_empty() { "<override>" } else { key },
-            "override key must be a dotted path such as flows.bulk.cc",
-        );
+        return fail(if key.is_empty() { "<override>" } else { key }, "override key must be a dotted path such as flows.bulk.cc");
     }
     let (last, parents) = parts.split_last().expect("split yields at least one part");
     let mut table = root;
     for (i, part) in parents.iter().enumerate() {
-        let entry = table
-            .entry(part.to_string())
-            .or_insert_with(|| Value::Table(Table::new()));
+        let entry = table.entry(part.to_string()).or_insert_with(|| Value::Table(Table::new()));
         table = match entry {
             Value::Table(t) => t,
-            _ => {
-                return fail(
-                    key,
-                    format!(
-                        "cannot set inside `{}`: it is not a table",
-                        parts[..=i].join(".")
-                    ),
-                )
-            }
+            _ => return fail(key, format!("cannot set inside `{}`: it is not a table", parts[..=i].join("."))),
         };
     }
     table.insert(last.to_string(), value);
@@ -113,10 +100,7 @@ mod tests {
         assert_eq!(parse_value("30s"), Value::String("30s".into()));
         assert_eq!(parse_value("cubic"), Value::String("cubic".into()));
         assert!(matches!(parse_value("[\"a\", \"b\"]"), Value::Array(_)));
-        assert!(matches!(
-            parse_value("{ kind = \"codel\" }"),
-            Value::Table(_)
-        ));
+        assert!(matches!(parse_value("{ kind = \"codel\" }"), Value::Table(_)));
     }
 
     #[test]

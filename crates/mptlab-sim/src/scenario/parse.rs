@@ -21,19 +21,10 @@ const ACCESS_LINK: &[&str] = &["to", "rate", "delay", "queue", "loss", "capacity
 const REVERSE: &[&str] = &["rate", "delay", "queue", "loss", "capacity"];
 
 /// Queue kinds with their keys besides `kind`.
-pub const QUEUE_KINDS: &[(&str, &[&str])] = &[
-    ("droptail", &["limit"]),
-    ("codel", &["limit", "target", "interval"]),
-];
+pub const QUEUE_KINDS: &[(&str, &[&str])] = &[("droptail", &["limit"]), ("codel", &["limit", "target", "interval"])];
 /// Loss models with their keys besides `model`.
-pub const LOSS_MODELS: &[(&str, &[&str])] = &[
-    ("none", &[]),
-    ("bernoulli", &["p"]),
-    (
-        "gilbert_elliott",
-        &["p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad"],
-    ),
-];
+pub const LOSS_MODELS: &[(&str, &[&str])] =
+    &[("none", &[]), ("bernoulli", &["p"]), ("gilbert_elliott", &["p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad"])];
 
 pub fn scenario(root: &Table) -> Result<Scenario> {
     let t = Tbl::of("", root, TOP)?;
@@ -43,47 +34,25 @@ pub fn scenario(root: &Table) -> Result<Scenario> {
         trace_interval: d::TRACE_INTERVAL,
         jain_groups: BTreeMap::new(),
     });
-    let nodes = t.opt("nodes", nodes)?.unwrap_or(Nodes {
-        hosts: vec![],
-        routers: vec![],
-    });
+    let nodes = t.opt("nodes", nodes)?.unwrap_or(Nodes { hosts: vec![], routers: vec![] });
     let groups = t.or("groups", BTreeMap::new(), |k, v| each(k, v, group))?;
     let links = t.or("links", BTreeMap::new(), |k, v| each(k, v, link))?;
     let flows = t.must("flows", |k, v| each(k, v, flow))?;
     let events = t.or("events", Vec::new(), events::events)?;
     if flows.is_empty() {
-        return fail(
-            "flows",
-            "at least one flow entry is required, e.g. [flows.bulk]",
-        );
+        return fail("flows", "at least one flow entry is required, e.g. [flows.bulk]");
     }
-    Ok(Scenario {
-        run,
-        metrics,
-        nodes,
-        groups,
-        links,
-        flows,
-        events,
-    })
+    Ok(Scenario { run, metrics, nodes, groups, links, flows, events })
 }
 
 /// Parse every `[section.name]` sub-table with `f(key, value)`.
 fn each<T>(key: &str, v: &Value, f: fn(&str, &Value) -> Result<T>) -> Result<BTreeMap<String, T>> {
-    named_tables(key, v)?
-        .into_iter()
-        .map(|(name, v)| Ok((name.to_string(), f(&format!("{key}.{name}"), v)?)))
-        .collect()
+    named_tables(key, v)?.into_iter().map(|(name, v)| Ok((name.to_string(), f(&format!("{key}.{name}"), v)?))).collect()
 }
 
 fn run(key: &str, v: &Value) -> Result<Run> {
     let t = Tbl::new(key, v, RUN)?;
-    Ok(Run {
-        duration: t.must("duration", r::time_pos)?,
-        seed: t.or("seed", d::SEED, |k, v| {
-            r::int(k, v, 0, i64::MAX).map(|s| s as u64)
-        })?,
-    })
+    Ok(Run { duration: t.must("duration", r::time_pos)?, seed: t.or("seed", d::SEED, |k, v| r::int(k, v, 0, i64::MAX).map(|s| s as u64))? })
 }
 
 fn metrics(key: &str, v: &Value) -> Result<Metrics> {
@@ -103,10 +72,7 @@ fn jain_groups(key: &str, v: &Value) -> Result<BTreeMap<String, Vec<String>>> {
         if list.is_empty() {
             return fail(k, "a Jain group needs at least one flow entry");
         }
-        out.insert(
-            name.to_string(),
-            list.into_iter().map(String::from).collect(),
-        );
+        out.insert(name.to_string(), list.into_iter().map(String::from).collect());
     }
     Ok(out)
 }
@@ -120,10 +86,7 @@ fn nodes(key: &str, v: &Value) -> Result<Nodes> {
         }
         Ok(list.into_iter().map(String::from).collect())
     };
-    Ok(Nodes {
-        hosts: t.or("hosts", vec![], names)?,
-        routers: t.or("routers", vec![], names)?,
-    })
+    Ok(Nodes { hosts: t.or("hosts", vec![], names)?, routers: t.or("routers", vec![], names)? })
 }
 
 fn group(key: &str, v: &Value) -> Result<Group> {
@@ -145,18 +108,11 @@ fn link(key: &str, v: &Value) -> Result<Link> {
         let list = r::strings(k, v)?;
         match list[..] {
             [a, b] => Ok([a.to_string(), b.to_string()]),
-            _ => fail(
-                k,
-                format!("expected exactly 2 node names, got {}", list.len()),
-            ),
+            _ => fail(k, format!("expected exactly 2 node names, got {}", list.len())),
         }
     })?;
     let (fwd, reverse) = duplex(&t)?;
-    Ok(Link {
-        between,
-        fwd,
-        reverse,
-    })
+    Ok(Link { between, fwd, reverse })
 }
 
 /// The forward direction from `t` and the reverse one from `t.reverse` (each key defaults to the
@@ -178,10 +134,7 @@ fn duplex(t: &Tbl) -> Result<(Direction, Direction)> {
                 delay: rt.or("delay", fwd.delay, r::time)?,
                 queue: rt.or("queue", fwd.queue.clone(), queue)?,
                 loss: rt.or("loss", fwd.loss.clone(), loss)?,
-                capacity: events::reverse_capacity(
-                    &fwd.capacity,
-                    rt.opt("capacity", events::capacity)?,
-                ),
+                capacity: events::reverse_capacity(&fwd.capacity, rt.opt("capacity", events::capacity)?),
             }
         }
     };
@@ -191,9 +144,7 @@ fn duplex(t: &Tbl) -> Result<(Direction, Direction)> {
 fn queue(key: &str, v: &Value) -> Result<Queue> {
     let (kind, t) = kinded(key, v, "kind", Some("droptail"), QUEUE_KINDS)?;
     Ok(match kind {
-        "droptail" => Queue::DropTail {
-            limit: t.or("limit", d::DROPTAIL_LIMIT, r::limit)?,
-        },
+        "droptail" => Queue::DropTail { limit: t.or("limit", d::DROPTAIL_LIMIT, r::limit)? },
         _ => Queue::CoDel {
             limit: t.or("limit", d::CODEL_LIMIT, r::limit)?,
             target: t.or("target", d::CODEL_TARGET, r::time_pos)?,
@@ -207,9 +158,7 @@ fn loss(key: &str, v: &Value) -> Result<Loss> {
     let p = |k: &str, v: &Value| r::probability(k, v, false);
     Ok(match model {
         "none" => Loss::None,
-        "bernoulli" => Loss::Bernoulli {
-            p: t.must("p", |k, v| r::probability(k, v, true))?,
-        },
+        "bernoulli" => Loss::Bernoulli { p: t.must("p", |k, v| r::probability(k, v, true))? },
         _ => Loss::GilbertElliott {
             p_good_to_bad: t.must("p_good_to_bad", p)?,
             p_bad_to_good: t.must("p_bad_to_good", p)?,

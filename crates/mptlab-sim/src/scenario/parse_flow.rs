@@ -36,15 +36,7 @@ const FLOW: &[&str] = &[
     "quic",
 ];
 pub const PROTOCOLS: &[&str] = &["tcp", "udp", "mptcp", "quic", "mpquic"];
-const MPTCP: &[&str] = &[
-    "send_buffer",
-    "recv_buffer",
-    "join_delay",
-    "reinject_on_rto",
-    "opportunistic_retransmit",
-    "priorities",
-    "backup",
-];
+const MPTCP: &[&str] = &["send_buffer", "recv_buffer", "join_delay", "reinject_on_rto", "opportunistic_retransmit", "priorities", "backup"];
 const TCP: &[&str] = &[
     "mss",
     "handshake",
@@ -62,25 +54,21 @@ const TCP: &[&str] = &[
 ];
 const DELAYED_ACK: &[&str] = &["enabled", "every", "timeout"];
 /// Application kinds with their keys besides `kind`.
-pub const APP_KINDS: &[(&str, &[&str])] = &[
-    ("bulk", &[]),
-    ("cbr", &["rate", "write_size"]),
-    ("poisson", &["rate", "message_size"]),
-    ("file", &["size"]),
-];
+pub const APP_KINDS: &[(&str, &[&str])] =
+    &[("bulk", &[]), ("cbr", &["rate", "write_size"]), ("poisson", &["rate", "message_size"]), ("file", &["size"])];
 
 pub fn flow(key: &str, v: &Value) -> Result<Flow> {
     let t = Tbl::new(key, v, FLOW)?;
     let from = t.must("from", r::name)?.to_string();
     let to = t.must("to", r::name)?.to_string();
-    let count = t.or("count", d::FLOW_COUNT as i64, |k, v| {
-        r::int(k, v, 1, d::MAX_FLOWS as i64)
-    })? as u64;
+    let count = t.or("count", d::FLOW_COUNT as i64, |k, v| r::int(k, v, 1, d::MAX_FLOWS as i64))? as u64;
     let protocol = t.or("protocol", d::PROTOCOL, |k, v| {
         let p = r::string(k, v)?;
-        PROTOCOLS.iter().find(|x| **x == p).copied().ok_or_else(|| {
-            ScenarioError::new(k, format!("unknown protocol `{p}`")).with_choices(PROTOCOLS)
-        })
+        PROTOCOLS
+            .iter()
+            .find(|x| **x == p)
+            .copied()
+            .ok_or_else(|| ScenarioError::new(k, format!("unknown protocol `{p}`")).with_choices(PROTOCOLS))
     })?;
     let only: &[(&str, &[&str])] = &[
         ("scheduler", &["mptcp", "mpquic"]),
@@ -91,10 +79,7 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
     ];
     for (k, protos) in only {
         if t.has(k) && !protos.contains(&protocol) {
-            return fail(
-                t.key(k),
-                format!("only for {} flows (this flow has protocol = \"{protocol}\")", protos.join(" and ")),
-            );
+            return fail(t.key(k), format!("only for {} flows (this flow has protocol = \"{protocol}\")", protos.join(" and ")));
         }
     }
     let transport = match protocol {
@@ -109,14 +94,7 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
     let stop = t.opt("stop", r::time)?;
     if let Some(stop) = stop {
         if stop.0 <= start.0 {
-            return fail(
-                t.key("stop"),
-                format!(
-                    "stop ({}) must be after start ({})",
-                    stop.canonical(),
-                    start.canonical()
-                ),
-            );
+            return fail(t.key("stop"), format!("stop ({}) must be after start ({})", stop.canonical(), start.canonical()));
         }
     }
     let path = t.opt("path", |k, v| {
@@ -126,16 +104,7 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
         }
         Ok(list.into_iter().map(String::from).collect())
     })?;
-    Ok(Flow {
-        from,
-        to,
-        count,
-        transport,
-        app,
-        start,
-        stop,
-        path,
-    })
+    Ok(Flow { from, to, count, transport, app, start, stop, path })
 }
 
 fn tcp_transport(t: &Tbl) -> Result<Transport> {
@@ -146,10 +115,7 @@ fn tcp_transport(t: &Tbl) -> Result<Transport> {
 /// The congestion controller and TCP options of a tcp flow or of an mptcp flow's subflows.
 fn tcp_parts(t: &Tbl, mptcp: bool) -> Result<(CcConfig, TcpOpts)> {
     if t.has("packet_size") {
-        return fail(
-            t.key("packet_size"),
-            "only for udp flows; tcp and mptcp flows set tcp.mss",
-        );
+        return fail(t.key("packet_size"), "only for udp flows; tcp and mptcp flows set tcp.mss");
     }
     let cc = congestion_controller(t)?;
     let def = d::tcp_for(mptcp);
@@ -159,15 +125,11 @@ fn tcp_parts(t: &Tbl, mptcp: bool) -> Result<(CcConfig, TcpOpts)> {
 
 /// `cc` and `cc_options`.
 pub(super) fn congestion_controller(t: &Tbl) -> Result<CcConfig> {
-    let cc = t.or("cc", d::CC, |k, v| {
-        algorithm(k, v, CONGESTION_CONTROLLERS, "congestion controller")
-    })?;
+    let cc = t.or("cc", d::CC, |k, v| algorithm(k, v, CONGESTION_CONTROLLERS, "congestion controller"))?;
     let mut cc = CcConfig::default_for(cc).expect("every registry name has a config");
     if let Some(v) = t.get("cc_options") {
         let path = t.key("cc_options");
-        options(&path, v, cc.name(), cc.option_names(), |k, val| {
-            cc.set(k, val)
-        })?;
+        options(&path, v, cc.name(), cc.option_names(), |k, val| cc.set(k, val))?;
         cc.check().map_err(|reason| ScenarioError::new(&path, reason))?;
     }
     Ok(cc)
@@ -177,25 +139,18 @@ pub(super) fn congestion_controller(t: &Tbl) -> Result<CcConfig> {
 /// one is an error listing the known names.
 pub(super) fn algorithm(k: &str, v: &Value, registry: &[AlgoInfo], what: &str) -> Result<&'static str> {
     let name = r::string(k, v)?;
-    registry::resolve(registry, name).ok_or_else(|| {
-        ScenarioError::new(k, format!("unknown {what} `{name}`")).with_choices(registry::names(registry))
-    })
+    registry::resolve(registry, name)
+        .ok_or_else(|| ScenarioError::new(k, format!("unknown {what} `{name}`")).with_choices(registry::names(registry)))
 }
 
 fn mptcp_transport(t: &Tbl) -> Result<Transport> {
     if t.has("path") {
-        return fail(
-            t.key("path"),
-            "mptcp flows list their paths in `paths` (a list of node lists)",
-        );
+        return fail(t.key("path"), "mptcp flows list their paths in `paths` (a list of node lists)");
     }
     if let Some(Value::Table(opts)) = t.get("tcp") {
         for k in ["send_buffer", "recv_buffer"] {
             if opts.contains_key(k) {
-                return fail(
-                    format!("{}.{k}", t.key("tcp")),
-                    format!("mptcp flows have connection-level buffers: set mptcp.{k}"),
-                );
+                return fail(format!("{}.{k}", t.key("tcp")), format!("mptcp flows have connection-level buffers: set mptcp.{k}"));
             }
         }
     }
@@ -203,30 +158,16 @@ fn mptcp_transport(t: &Tbl) -> Result<Transport> {
     let scheduler = scheduler(t, d::SCHEDULER)?;
     let paths = paths(t, MAX_SUBFLOWS, "an mptcp flow")?;
     let mptcp = t.or("mptcp", d::mptcp(), |k, v| mptcp_opts(k, v, tcp.mss))?;
-    Ok(Transport::Mptcp {
-        cc,
-        scheduler,
-        tcp,
-        mptcp,
-        paths,
-    })
+    Ok(Transport::Mptcp { cc, scheduler, tcp, mptcp, paths })
 }
 
 /// `scheduler` and `scheduler_options` of a multipath flow.
 pub(super) fn scheduler(t: &Tbl, default: &str) -> Result<SchedConfig> {
-    let name = t.or("scheduler", default, |k, v| {
-        algorithm(k, v, SCHEDULERS, "scheduler")
-    })?;
+    let name = t.or("scheduler", default, |k, v| algorithm(k, v, SCHEDULERS, "scheduler"))?;
     let mut scheduler = SchedConfig::default_for(name).expect("every scheduler name has a config");
     if let Some(v) = t.get("scheduler_options") {
         let path = t.key("scheduler_options");
-        options(
-            &path,
-            v,
-            scheduler.name(),
-            scheduler.option_names(),
-            |k, val| scheduler.set(k, val),
-        )?;
+        options(&path, v, scheduler.name(), scheduler.option_names(), |k, val| scheduler.set(k, val))?;
     }
     Ok(scheduler)
 }
@@ -235,22 +176,10 @@ pub(super) fn scheduler(t: &Tbl, default: &str) -> Result<SchedConfig> {
 pub(super) fn paths(t: &Tbl, max: usize, what: &str) -> Result<Option<Vec<Vec<String>>>> {
     t.opt("paths", |k, v| {
         let Value::Array(list) = v else {
-            return fail(
-                k,
-                format!(
-                    "expected a list of paths (each a list of node names), found {}",
-                    r::type_name(v)
-                ),
-            );
+            return fail(k, format!("expected a list of paths (each a list of node names), found {}", r::type_name(v)));
         };
         if list.is_empty() || list.len() > max {
-            return fail(
-                k,
-                format!(
-                    "{what} needs 1 to {max} paths, got {}",
-                    list.len()
-                ),
-            );
+            return fail(k, format!("{what} needs 1 to {max} paths, got {}", list.len()));
         }
         list.iter()
             .enumerate()
@@ -282,20 +211,8 @@ fn mptcp_opts(key: &str, v: &Value, mss: Size) -> Result<MptcpOpts> {
     let list = |k: &str, v: &Value| -> Result<Vec<Value>> {
         match v {
             Value::Array(a) if !a.is_empty() && a.len() <= MAX_SUBFLOWS => Ok(a.clone()),
-            Value::Array(a) => fail(
-                k,
-                format!(
-                    "expected 1 to {MAX_SUBFLOWS} entries (one per path), got {}",
-                    a.len()
-                ),
-            ),
-            other => fail(
-                k,
-                format!(
-                    "expected a list (one entry per path), found {}",
-                    r::type_name(other)
-                ),
-            ),
+            Value::Array(a) => fail(k, format!("expected 1 to {MAX_SUBFLOWS} entries (one per path), got {}", a.len())),
+            other => fail(k, format!("expected a list (one entry per path), found {}", r::type_name(other))),
         }
     };
     Ok(MptcpOpts {
@@ -303,25 +220,11 @@ fn mptcp_opts(key: &str, v: &Value, mss: Size) -> Result<MptcpOpts> {
         recv_buffer: t.or("recv_buffer", def.recv_buffer, buffer)?,
         join_delay: t.or("join_delay", def.join_delay, r::time)?,
         reinject_on_rto: t.or("reinject_on_rto", def.reinject_on_rto, r::boolean)?,
-        opportunistic_retransmit: t.or(
-            "opportunistic_retransmit",
-            def.opportunistic_retransmit,
-            r::boolean,
-        )?,
+        opportunistic_retransmit: t.or("opportunistic_retransmit", def.opportunistic_retransmit, r::boolean)?,
         priorities: t.opt("priorities", |k, v| {
-            list(k, v)?
-                .iter()
-                .enumerate()
-                .map(|(i, x)| r::int(&format!("{k}[{i}]"), x, 0, 1_000_000).map(|n| n as u32))
-                .collect()
+            list(k, v)?.iter().enumerate().map(|(i, x)| r::int(&format!("{k}[{i}]"), x, 0, 1_000_000).map(|n| n as u32)).collect()
         })?,
-        backup: t.opt("backup", |k, v| {
-            list(k, v)?
-                .iter()
-                .enumerate()
-                .map(|(i, x)| r::boolean(&format!("{k}[{i}]"), x))
-                .collect()
-        })?,
+        backup: t.opt("backup", |k, v| list(k, v)?.iter().enumerate().map(|(i, x)| r::boolean(&format!("{k}[{i}]"), x)).collect())?,
     })
 }
 
@@ -335,19 +238,12 @@ fn options(
     mut set: impl FnMut(&str, OptValue) -> std::result::Result<(), String>,
 ) -> Result<()> {
     let Value::Table(map) = v else {
-        return fail(
-            path,
-            format!("expected a table of options, found {}", r::type_name(v)),
-        );
+        return fail(path, format!("expected a table of options, found {}", r::type_name(v)));
     };
     for (k, val) in map {
         let key = format!("{path}.{k}");
         if !names.contains(&k.as_str()) {
-            let reason = if names.is_empty() {
-                format!("`{algo}` has no options")
-            } else {
-                format!("unknown option for `{algo}`")
-            };
+            let reason = if names.is_empty() { format!("`{algo}` has no options") } else { format!("unknown option for `{algo}`") };
             return Err(ScenarioError::new(&key, reason).with_choices(names.to_vec()));
         }
         let value = match val {
@@ -355,15 +251,7 @@ fn options(
             Value::Integer(i) => OptValue::Num(*i as f64),
             Value::Float(x) => OptValue::Num(*x),
             Value::String(s) => OptValue::Str(s),
-            other => {
-                return fail(
-                    &key,
-                    format!(
-                        "expected a number, a boolean or a string, found {}",
-                        r::type_name(other)
-                    ),
-                )
-            }
+            other => return fail(&key, format!("expected a number, a boolean or a string, found {}", r::type_name(other))),
         };
         set(k, value).map_err(|reason| ScenarioError::new(&key, reason))?;
     }
@@ -373,10 +261,7 @@ fn options(
 fn udp_transport(t: &Tbl) -> Result<Transport> {
     for k in ["cc", "cc_options", "tcp"] {
         if t.has(k) {
-            return fail(
-                t.key(k),
-                "only for tcp flows (this flow has protocol = \"udp\")",
-            );
+            return fail(t.key(k), "only for tcp flows (this flow has protocol = \"udp\")");
         }
     }
     let packet_size = t.or("packet_size", d::UDP_PACKET_SIZE, |k, v| {
@@ -402,13 +287,7 @@ fn tcp_opts(key: &str, v: &Value, def: &TcpOpts) -> Result<TcpOpts> {
     let mss = t.or("mss", def.mss, |k, v| {
         let s = r::size(k, v)?;
         if s.0 > d::MAX_PACKET - d::TCP_HEADER {
-            return fail(
-                k,
-                format!(
-                    "mss must be at most {} bytes",
-                    d::MAX_PACKET - d::TCP_HEADER
-                ),
-            );
+            return fail(k, format!("mss must be at most {} bytes", d::MAX_PACKET - d::TCP_HEADER));
         }
         Ok(s)
     })?;
@@ -417,16 +296,12 @@ fn tcp_opts(key: &str, v: &Value, def: &TcpOpts) -> Result<TcpOpts> {
         mss,
         handshake: t.or("handshake", def.handshake, r::boolean)?,
         sack: t.or("sack", def.sack, r::boolean)?,
-        initial_cwnd: t.or("initial_cwnd", def.initial_cwnd, |k, v| {
-            r::int(k, v, 1, 1_000_000).map(|n| n as u32)
-        })?,
+        initial_cwnd: t.or("initial_cwnd", def.initial_cwnd, |k, v| r::int(k, v, 1, 1_000_000).map(|n| n as u32))?,
         min_rto: t.or("min_rto", def.min_rto, r::time_pos)?,
         rto: t.or("rto", def.rto, |k, v| {
             let name = r::string(k, v)?;
-            RtoFormula::from_name(name).ok_or_else(|| {
-                ScenarioError::new(k, format!("unknown RTO formula `{name}`"))
-                    .with_choices(RtoFormula::NAMES)
-            })
+            RtoFormula::from_name(name)
+                .ok_or_else(|| ScenarioError::new(k, format!("unknown RTO formula `{name}`")).with_choices(RtoFormula::NAMES))
         })?,
         initial_rto: t.or("initial_rto", def.initial_rto, r::time_pos)?,
         max_rto: t.or("max_rto", def.max_rto, r::time_pos)?,
@@ -440,11 +315,7 @@ fn tcp_opts(key: &str, v: &Value, def: &TcpOpts) -> Result<TcpOpts> {
         if v.0 > opts.max_rto.0 {
             return fail(
                 t.key(if t.has(k) { k } else { "max_rto" }),
-                format!(
-                    "{k} ({}) must not exceed max_rto ({})",
-                    v.canonical(),
-                    opts.max_rto.canonical()
-                ),
+                format!("{k} ({}) must not exceed max_rto ({})", v.canonical(), opts.max_rto.canonical()),
             );
         }
     }
@@ -456,9 +327,7 @@ fn delayed_ack(key: &str, v: &Value) -> Result<DelayedAck> {
     let def = d::tcp().delayed_ack;
     Ok(DelayedAck {
         enabled: t.or("enabled", def.enabled, r::boolean)?,
-        every: t.or("every", def.every, |k, v| {
-            r::int(k, v, 1, 1_000_000).map(|n| n as u32)
-        })?,
+        every: t.or("every", def.every, |k, v| r::int(k, v, 1, 1_000_000).map(|n| n as u32))?,
         timeout: t.or("timeout", def.timeout, r::time_pos)?,
     })
 }
@@ -487,26 +356,14 @@ fn app(key: &str, v: &Value, transport: &Transport) -> Result<App> {
         "bulk" => App::Bulk,
         "cbr" => {
             if udp && t.has("write_size") {
-                return fail(
-                    t.key("write_size"),
-                    "not used for udp flows: each write is one datagram of packet_size - 28 bytes",
-                );
+                return fail(t.key("write_size"), "not used for udp flows: each write is one datagram of packet_size - 28 bytes");
             }
             App::Cbr {
                 rate: t.must("rate", r::rate)?,
-                write_size: if udp {
-                    None
-                } else {
-                    Some(t.or("write_size", default_write, u32_size)?)
-                },
+                write_size: if udp { None } else { Some(t.or("write_size", default_write, u32_size)?) },
             }
         }
-        "poisson" => App::Poisson {
-            rate: t.must("rate", r::rate)?,
-            message_size: t.or("message_size", default_write, u32_size)?,
-        },
-        _ => App::File {
-            size: t.must("size", r::size)?,
-        },
+        "poisson" => App::Poisson { rate: t.must("rate", r::rate)?, message_size: t.or("message_size", default_write, u32_size)? },
+        _ => App::File { size: t.must("size", r::size)? },
     })
 }

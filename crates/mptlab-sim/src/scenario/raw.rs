@@ -2,10 +2,10 @@
 //! resolved to ids. Serialising it gives the canonical scenario (`Loaded::canonical`): maps are
 //! `BTreeMap`s and units print in one canonical spelling, so equal scenarios give equal JSON.
 
+use super::units::{Dur, Limit, Rate, Size};
 use crate::cc::CcConfig;
 use crate::sched::SchedConfig;
 use crate::transport::tcp::RtoFormula;
-use super::units::{Dur, Limit, Rate, Size};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -83,29 +83,16 @@ pub struct Direction {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Queue {
-    DropTail {
-        limit: Limit,
-    },
-    CoDel {
-        limit: Limit,
-        target: Dur,
-        interval: Dur,
-    },
+    DropTail { limit: Limit },
+    CoDel { limit: Limit, target: Dur, interval: Dur },
 }
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "model", rename_all = "snake_case")]
 pub enum Loss {
     None,
-    Bernoulli {
-        p: f64,
-    },
-    GilbertElliott {
-        p_good_to_bad: f64,
-        p_bad_to_good: f64,
-        loss_good: f64,
-        loss_bad: f64,
-    },
+    Bernoulli { p: f64 },
+    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -132,7 +119,9 @@ pub enum Transport {
         cc: CcConfig,
         tcp: TcpOpts,
     },
-    Udp { packet_size: Size },
+    Udp {
+        packet_size: Size,
+    },
     /// Subflow options in `tcp`, connection options in `mptcp`; `paths` only when given.
     Mptcp {
         #[serde(flatten)]

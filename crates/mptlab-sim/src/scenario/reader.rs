@@ -46,18 +46,12 @@ impl<'a> Tbl<'a> {
             choices.sort_unstable();
             return Err(ScenarioError::new(join(path, k), "unknown key").with_choices(choices));
         }
-        Ok(Tbl {
-            path: path.to_string(),
-            map: Some(map),
-        })
+        Ok(Tbl { path: path.to_string(), map: Some(map) })
     }
 
     /// A table with no keys (a string shorthand such as `app = "bulk"`).
     pub fn empty(path: &str) -> Self {
-        Tbl {
-            path: path.to_string(),
-            map: None,
-        }
+        Tbl { path: path.to_string(), map: None }
     }
 
     pub fn key(&self, k: &str) -> String {
@@ -73,26 +67,16 @@ impl<'a> Tbl<'a> {
     }
 
     pub fn req(&self, k: &str) -> Result<&'a Value> {
-        self.get(k)
-            .ok_or_else(|| ScenarioError::new(self.key(k), "required key is missing"))
+        self.get(k).ok_or_else(|| ScenarioError::new(self.key(k), "required key is missing"))
     }
 
     /// Read an optional key with `f(key_path, value)`.
-    pub fn opt<T>(
-        &self,
-        k: &str,
-        f: impl FnOnce(&str, &'a Value) -> Result<T>,
-    ) -> Result<Option<T>> {
+    pub fn opt<T>(&self, k: &str, f: impl FnOnce(&str, &'a Value) -> Result<T>) -> Result<Option<T>> {
         self.get(k).map(|v| f(&self.key(k), v)).transpose()
     }
 
     /// Read an optional key, or use `default`.
-    pub fn or<T>(
-        &self,
-        k: &str,
-        default: T,
-        f: impl FnOnce(&str, &'a Value) -> Result<T>,
-    ) -> Result<T> {
+    pub fn or<T>(&self, k: &str, default: T, f: impl FnOnce(&str, &'a Value) -> Result<T>) -> Result<T> {
         Ok(self.opt(k, f)?.unwrap_or(default))
     }
 
@@ -121,17 +105,11 @@ pub fn named_tables<'a>(path: &str, v: &'a Value) -> Result<Vec<(&'a str, &'a Va
 /// User-chosen names (nodes, groups, links, flows) are non-empty and use letters, digits, `_`
 /// and `-`: `.` separates key paths and `#` numbers group members and expanded flows.
 pub fn check_name(key: &str, name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let ok = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     if ok {
         Ok(())
     } else {
-        fail(
-            key,
-            format!("invalid name `{name}`: use letters, digits, `_` and `-` only"),
-        )
+        fail(key, format!("invalid name `{name}`: use letters, digits, `_` and `-` only"))
     }
 }
 
@@ -181,11 +159,7 @@ pub fn name<'a>(key: &str, v: &'a Value) -> Result<&'a str> {
 /// An array of strings; element errors are keyed `key[i]`.
 pub fn strings<'a>(key: &str, v: &'a Value) -> Result<Vec<&'a str>> {
     match v {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, x)| string(&index(key, i), x))
-            .collect(),
+        Value::Array(items) => items.iter().enumerate().map(|(i, x)| string(&index(key, i), x)).collect(),
         other => expected(key, "an array of strings", other),
     }
 }
@@ -193,15 +167,8 @@ pub fn strings<'a>(key: &str, v: &'a Value) -> Result<Vec<&'a str>> {
 fn unit_string<'a>(key: &str, v: &'a Value, what: &str, example: &str) -> Result<&'a str> {
     match v {
         Value::String(s) => Ok(s),
-        Value::Integer(_) | Value::Float(_) => fail(
-            key,
-            format!("a {what} needs a unit, as a string such as \"{example}\""),
-        ),
-        other => expected(
-            key,
-            &format!("a {what} string such as \"{example}\""),
-            other,
-        ),
+        Value::Integer(_) | Value::Float(_) => fail(key, format!("a {what} needs a unit, as a string such as \"{example}\"")),
+        other => expected(key, &format!("a {what} string such as \"{example}\""), other),
     }
 }
 
@@ -262,9 +229,10 @@ pub fn kinded<'a>(
 ) -> Result<(&'static str, Tbl<'a>)> {
     let names: Vec<&str> = kinds.iter().map(|(n, _)| *n).collect();
     let lookup = |key: &str, given: &str| {
-        kinds.iter().find(|(n, _)| *n == given).ok_or_else(|| {
-            ScenarioError::new(key, format!("unknown {tag} `{given}`")).with_choices(&names)
-        })
+        kinds
+            .iter()
+            .find(|(n, _)| *n == given)
+            .ok_or_else(|| ScenarioError::new(key, format!("unknown {tag} `{given}`")).with_choices(&names))
     };
     match v {
         Value::String(s) => Ok((lookup(path, s)?.0, Tbl::empty(path))),
@@ -274,10 +242,7 @@ pub fn kinded<'a>(
                 Some(t) => *lookup(&tag_key, string(&tag_key, t)?)?,
                 None => match default {
                     Some(d) => *lookup(&tag_key, d)?,
-                    None => {
-                        return Err(ScenarioError::new(tag_key, "required key is missing")
-                            .with_choices(&names))
-                    }
+                    None => return Err(ScenarioError::new(tag_key, "required key is missing").with_choices(&names)),
                 },
             };
             let mut allowed = vec![tag];

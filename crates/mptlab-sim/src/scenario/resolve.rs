@@ -26,10 +26,7 @@ pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
         nodes: topo.nodes,
         links,
         flows,
-        metrics: MetricsSpec {
-            interval: s.metrics.interval.0,
-            trace_interval: s.metrics.trace_interval.0,
-        },
+        metrics: MetricsSpec { interval: s.metrics.interval.0, trace_interval: s.metrics.trace_interval.0 },
         jain_groups,
         events,
     })
@@ -42,15 +39,9 @@ fn endpoint(topo: &Topology, key: &str, name: &str) -> Result<Vec<NodeId>> {
     }
     match topo.by_name.get(name) {
         Some(&id) if topo.is_host(id) => Ok(vec![id]),
-        Some(_) => Err(ScenarioError::new(
-            key,
-            format!("`{name}` is a router; flows run between hosts (routers only forward)"),
-        )
-        .with_choices(topo.endpoint_names())),
-        None => Err(
-            ScenarioError::new(key, format!("unknown host or group `{name}`"))
-                .with_choices(topo.endpoint_names()),
-        ),
+        Some(_) => Err(ScenarioError::new(key, format!("`{name}` is a router; flows run between hosts (routers only forward)"))
+            .with_choices(topo.endpoint_names())),
+        None => Err(ScenarioError::new(key, format!("unknown host or group `{name}`")).with_choices(topo.endpoint_names())),
     }
 }
 
@@ -71,10 +62,7 @@ fn pairs(topo: &Topology, key: &str, f: &raw::Flow) -> Result<Vec<(NodeId, NodeI
         }
     };
     if let Some(&(s, _)) = pairs.iter().find(|(s, t)| s == t) {
-        return fail(
-            join(key, "to"),
-            format!("a flow from `{}` to itself", topo.name(s)),
-        );
+        return fail(join(key, "to"), format!("a flow from `{}` to itself", topo.name(s)));
     }
     Ok(pairs)
 }
@@ -115,13 +103,7 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
         }
         entries.push((name, key, f, p));
     }
-    let mut router = Router::new(
-        topo,
-        entries
-            .iter()
-            .filter(|e| e.2.path.is_none())
-            .flat_map(|e| e.3.iter().copied()),
-    );
+    let mut router = Router::new(topo, entries.iter().filter(|e| e.2.path.is_none()).flat_map(|e| e.3.iter().copied()));
     let mut out = Vec::with_capacity(total as usize);
     for (name, key, f, pairs) in entries {
         if let Some(path) = &f.path {
@@ -135,11 +117,7 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
                 None => router.route(src, dst).ok_or_else(|| {
                     ScenarioError::new(
                         join(&key, "to"),
-                        format!(
-                            "no route from `{}` to `{}` (hosts do not forward; only routers do)",
-                            topo.name(src),
-                            topo.name(dst)
-                        ),
+                        format!("no route from `{}` to `{}` (hosts do not forward; only routers do)", topo.name(src), topo.name(dst)),
                     )
                 })?,
             };
@@ -156,7 +134,12 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
                         if mp.len() > MAX_PATHS {
                             return fail(
                                 join(&key, "paths"),
-                                format!("{} paths from `{}` to `{}`, more than {MAX_PATHS} (mpquic): list the paths to use", mp.len(), topo.name(src), topo.name(dst)),
+                                format!(
+                                    "{} paths from `{}` to `{}`, more than {MAX_PATHS} (mpquic): list the paths to use",
+                                    mp.len(),
+                                    topo.name(src),
+                                    topo.name(dst)
+                                ),
                             );
                         }
                         mp
@@ -168,18 +151,12 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
                 _ => transport(&f.transport),
             };
             let (fwd, rev) = match &transport {
-                TransportSpec::Mptcp(m) => {
-                    (m.paths[0].fwd_route.clone(), m.paths[0].rev_route.clone())
-                }
+                TransportSpec::Mptcp(m) => (m.paths[0].fwd_route.clone(), m.paths[0].rev_route.clone()),
                 TransportSpec::Quic(q) => (q.paths[0].fwd_route.clone(), q.paths[0].rev_route.clone()),
                 _ => (fwd, rev),
             };
             for _ in 0..f.count {
-                let fname = if many {
-                    format!("{name}#{n}")
-                } else {
-                    name.clone()
-                };
+                let fname = if many { format!("{name}#{n}") } else { name.clone() };
                 n += 1;
                 out.push(FlowSpec {
                     name: fname,
@@ -201,32 +178,17 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
 
 fn check_path_ends(key: &str, path: &[String], f: &raw::Flow) -> Result<()> {
     if path[0] != f.from {
-        return fail(
-            index(key, 0),
-            format!(
-                "path must start at `from` (`{}`), got `{}`",
-                f.from, path[0]
-            ),
-        );
+        return fail(index(key, 0), format!("path must start at `from` (`{}`), got `{}`", f.from, path[0]));
     }
     let last = path.len() - 1;
     if path[last] != f.to {
-        return fail(
-            index(key, last),
-            format!("path must end at `to` (`{}`), got `{}`", f.to, path[last]),
-        );
+        return fail(index(key, last), format!("path must end at `to` (`{}`), got `{}`", f.to, path[last]));
     }
     Ok(())
 }
 
 /// Routes of an MPTCP flow's subflows: the explicit `paths`, else the full mesh.
-fn mptcp_paths(
-    topo: &Topology,
-    key: &str,
-    paths: Option<&[Vec<String>]>,
-    src: NodeId,
-    dst: NodeId,
-) -> Result<Vec<Vec<LinkId>>> {
+fn mptcp_paths(topo: &Topology, key: &str, paths: Option<&[Vec<String>]>, src: NodeId, dst: NodeId) -> Result<Vec<Vec<LinkId>>> {
     match paths {
         Some(list) => list
             .iter()
@@ -235,24 +197,10 @@ fn mptcp_paths(
                 let k = index(&join(key, "paths"), i);
                 let last = names.len() - 1;
                 if names[0] != topo.name(src) {
-                    return fail(
-                        index(&k, 0),
-                        format!(
-                            "path must start at `from` (`{}`), got `{}`",
-                            topo.name(src),
-                            names[0]
-                        ),
-                    );
+                    return fail(index(&k, 0), format!("path must start at `from` (`{}`), got `{}`", topo.name(src), names[0]));
                 }
                 if names[last] != topo.name(dst) {
-                    return fail(
-                        index(&k, last),
-                        format!(
-                            "path must end at `to` (`{}`), got `{}`",
-                            topo.name(dst),
-                            names[last]
-                        ),
-                    );
+                    return fail(index(&k, last), format!("path must end at `to` (`{}`), got `{}`", topo.name(dst), names[last]));
                 }
                 routes::explicit(topo, &k, names, src, dst)
             })
@@ -262,17 +210,18 @@ fn mptcp_paths(
             if mesh.is_empty() {
                 return fail(
                     join(key, "to"),
-                    format!(
-                        "no route from `{}` to `{}` (hosts do not forward; only routers do)",
-                        topo.name(src),
-                        topo.name(dst)
-                    ),
+                    format!("no route from `{}` to `{}` (hosts do not forward; only routers do)", topo.name(src), topo.name(dst)),
                 );
             }
             if mesh.len() > MAX_SUBFLOWS {
                 return fail(
                     join(key, "paths"),
-                    format!("the full mesh from `{}` to `{}` has {} paths, more than {MAX_SUBFLOWS}: list the paths to use", topo.name(src), topo.name(dst), mesh.len()),
+                    format!(
+                        "the full mesh from `{}` to `{}` has {} paths, more than {MAX_SUBFLOWS}: list the paths to use",
+                        topo.name(src),
+                        topo.name(dst),
+                        mesh.len()
+                    ),
                 );
             }
             mesh.truncate(MAX_SUBFLOWS);
@@ -283,31 +232,16 @@ fn mptcp_paths(
 
 /// `mptcp.priorities` and `mptcp.backup` give one entry per path.
 fn check_per_path(key: &str, m: &raw::MptcpOpts, paths: usize) -> Result<()> {
-    for (name, n) in [
-        ("priorities", m.priorities.as_ref().map(Vec::len)),
-        ("backup", m.backup.as_ref().map(Vec::len)),
-    ] {
+    for (name, n) in [("priorities", m.priorities.as_ref().map(Vec::len)), ("backup", m.backup.as_ref().map(Vec::len))] {
         if let Some(n) = n.filter(|&n| n != paths) {
-            return fail(
-                join(&join(key, "mptcp"), name),
-                format!("has {n} entries but the flow has {paths} paths"),
-            );
+            return fail(join(&join(key, "mptcp"), name), format!("has {n} entries but the flow has {paths} paths"));
         }
     }
     Ok(())
 }
 
 fn mptcp_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
-    let Transport::Mptcp {
-        cc,
-        scheduler,
-        tcp,
-        mptcp,
-        ..
-    } = t
-    else {
-        unreachable!("mptcp transport")
-    };
+    let Transport::Mptcp { cc, scheduler, tcp, mptcp, .. } = t else { unreachable!("mptcp transport") };
     let paths = routes
         .into_iter()
         .enumerate()
@@ -353,11 +287,7 @@ fn tcp_config(tcp: &raw::TcpOpts) -> TcpConfig {
         rto: tcp.rto,
         initial_rto: tcp.initial_rto.0,
         max_rto: tcp.max_rto.0,
-        delayed_ack: DelayedAck {
-            enabled: tcp.delayed_ack.enabled,
-            every: tcp.delayed_ack.every,
-            timeout: tcp.delayed_ack.timeout.0,
-        },
+        delayed_ack: DelayedAck { enabled: tcp.delayed_ack.enabled, every: tcp.delayed_ack.every, timeout: tcp.delayed_ack.timeout.0 },
         send_buffer: tcp.send_buffer.0,
         recv_buffer: tcp.recv_buffer.0,
         pacing: tcp.pacing,
@@ -367,14 +297,9 @@ fn tcp_config(tcp: &raw::TcpOpts) -> TcpConfig {
 
 fn transport(t: &Transport) -> TransportSpec {
     match t {
-        Transport::Tcp { cc, tcp } => TransportSpec::Tcp(TcpSpec {
-            cc: cc.clone(),
-            config: tcp_config(tcp),
-        }),
+        Transport::Tcp { cc, tcp } => TransportSpec::Tcp(TcpSpec { cc: cc.clone(), config: tcp_config(tcp) }),
         Transport::Mptcp { .. } | Transport::Quic { .. } => unreachable!("multipath flows are resolved with their paths"),
-        Transport::Udp { packet_size } => TransportSpec::Udp(UdpSpec {
-            payload: (packet_size.0 - d::UDP_HEADER) as u32,
-        }),
+        Transport::Udp { packet_size } => TransportSpec::Udp(UdpSpec { payload: (packet_size.0 - d::UDP_HEADER) as u32 }),
     }
 }
 
@@ -387,15 +312,9 @@ fn app(a: &App, t: &Transport) -> AppSpec {
                 (None, Transport::Udp { packet_size }) => packet_size.0 - d::UDP_HEADER,
                 (None, Transport::Tcp { .. } | Transport::Mptcp { .. } | Transport::Quic { .. }) => d::TCP_WRITE_SIZE.0,
             };
-            AppSpec::Cbr {
-                rate_bps: rate.0,
-                write_size: write_size as u32,
-            }
+            AppSpec::Cbr { rate_bps: rate.0, write_size: write_size as u32 }
         }
-        App::Poisson { rate, message_size } => AppSpec::Poisson {
-            rate_bps: rate.0,
-            message_size: message_size.0 as u32,
-        },
+        App::Poisson { rate, message_size } => AppSpec::Poisson { rate_bps: rate.0, message_size: message_size.0 as u32 },
         App::File { size } => AppSpec::File { size: size.0 },
     }
 }
@@ -403,32 +322,18 @@ fn app(a: &App, t: &Transport) -> AppSpec {
 /// One group per flow entry (in entry-name order), then the scenario's extra groups (in name
 /// order), each the union of the named entries' flows.
 fn jain_groups(s: &Scenario, flows: &[FlowSpec]) -> Result<Vec<(String, Vec<FlowId>)>> {
-    let members = |entry: &str| -> Vec<FlowId> {
-        flows
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.group == entry)
-            .map(|(i, _)| i as FlowId)
-            .collect()
-    };
-    let mut out: Vec<(String, Vec<FlowId>)> =
-        s.flows.keys().map(|n| (n.clone(), members(n))).collect();
+    let members =
+        |entry: &str| -> Vec<FlowId> { flows.iter().enumerate().filter(|(_, f)| f.group == entry).map(|(i, _)| i as FlowId).collect() };
+    let mut out: Vec<(String, Vec<FlowId>)> = s.flows.keys().map(|n| (n.clone(), members(n))).collect();
     for (gname, entries) in &s.metrics.jain_groups {
         let key = format!("metrics.jain_groups.{gname}");
         if s.flows.contains_key(gname) {
-            return fail(
-                key,
-                format!("`{gname}` is already a flow entry, which is a Jain group by itself"),
-            );
+            return fail(key, format!("`{gname}` is already a flow entry, which is a Jain group by itself"));
         }
         let mut ids = Vec::new();
         for (i, e) in entries.iter().enumerate() {
             if !s.flows.contains_key(e) {
-                return Err(ScenarioError::new(
-                    index(&key, i),
-                    format!("unknown flow entry `{e}`"),
-                )
-                .with_choices(s.flows.keys()));
+                return Err(ScenarioError::new(index(&key, i), format!("unknown flow entry `{e}`")).with_choices(s.flows.keys()));
             }
             ids.extend(members(e));
         }

@@ -63,31 +63,14 @@ impl<'a> Router<'a> {
         let adjacency = if backward { &topo.inc } else { &topo.out };
         let to_routers = adjacency
             .iter()
-            .map(|links| {
-                links
-                    .iter()
-                    .copied()
-                    .filter(|&e| slot[other(topo, e, backward) as usize] != NOT_A_ROUTER)
-                    .collect()
-            })
+            .map(|links| links.iter().copied().filter(|&e| slot[other(topo, e, backward) as usize] != NOT_A_ROUTER).collect())
             .collect();
-        Router {
-            topo,
-            backward,
-            slot,
-            routers: routers as usize,
-            to_routers,
-            trees: HashMap::new(),
-        }
+        Router { topo, backward, slot, routers: routers as usize, to_routers, trees: HashMap::new() }
     }
 
     /// The best route from `src` to `dst` (both hosts), or None when there is none.
     pub fn route(&mut self, src: NodeId, dst: NodeId) -> Option<Vec<LinkId>> {
-        let (root, target) = if self.backward {
-            (dst, src)
-        } else {
-            (src, dst)
-        };
+        let (root, target) = if self.backward { (dst, src) } else { (src, dst) };
         if !self.trees.contains_key(&root) {
             if self.trees.len() >= MAX_TREES {
                 self.trees.clear();
@@ -99,11 +82,7 @@ impl<'a> Router<'a> {
         let topo = self.topo;
         // The last link into the target (first link out of it, backward) comes from the root
         // itself or from a router the search reached.
-        let last_links = if self.backward {
-            &topo.out[target as usize]
-        } else {
-            &topo.inc[target as usize]
-        };
+        let last_links = if self.backward { &topo.out[target as usize] } else { &topo.inc[target as usize] };
         let empty: Label = (0, 0, Vec::new());
         last_links
             .iter()
@@ -117,12 +96,7 @@ impl<'a> Router<'a> {
                         i => tree[i as usize].as_ref()?,
                     }
                 };
-                Some(extend(
-                    base,
-                    e,
-                    topo.dirs[e as usize].params.delay.0,
-                    self.backward,
-                ))
+                Some(extend(base, e, topo.dirs[e as usize].params.delay.0, self.backward))
             })
             .min()
             .map(|(_, _, path)| path)
@@ -130,11 +104,7 @@ impl<'a> Router<'a> {
 
     /// Dijkstra over routers from the host `root` (to it, when backward).
     fn search(&self, root: NodeId) -> Vec<Option<Label>> {
-        let mut s = Search {
-            best: vec![None; self.routers],
-            done: vec![false; self.routers],
-            heap: BinaryHeap::new(),
-        };
+        let mut s = Search { best: vec![None; self.routers], done: vec![false; self.routers], heap: BinaryHeap::new() };
         let start: Label = (0, 0, Vec::new());
         for &e in &self.to_routers[root as usize] {
             self.relax(&mut s, &start, e);
@@ -158,12 +128,7 @@ impl<'a> Router<'a> {
         if s.done[i] {
             return;
         }
-        let label = extend(
-            base,
-            e,
-            self.topo.dirs[e as usize].params.delay.0,
-            self.backward,
-        );
+        let label = extend(base, e, self.topo.dirs[e as usize].params.delay.0, self.backward);
         if s.best[i].as_ref().is_none_or(|b| label < *b) {
             s.best[i] = Some(label.clone());
             s.heap.push(Reverse((label, next)));
@@ -205,13 +170,7 @@ fn extend(base: &Label, e: LinkId, delay: u64, backward: bool) -> Label {
 /// Resolve an explicit node path for one (src, dst) pair. `names[0]` and `names[last]` are the
 /// flow's `from` and `to` names (checked by the caller) and stand for `src` and `dst`; between
 /// consecutive nodes the direction with the smallest delay (then smallest id) is used.
-pub fn explicit(
-    topo: &Topology,
-    key: &str,
-    names: &[String],
-    src: NodeId,
-    dst: NodeId,
-) -> Result<Vec<LinkId>> {
+pub fn explicit(topo: &Topology, key: &str, names: &[String], src: NodeId, dst: NodeId) -> Result<Vec<LinkId>> {
     let last = names.len() - 1;
     let mut nodes = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
@@ -240,16 +199,7 @@ pub fn explicit(
             .min_by_key(|&&e| (topo.dirs[e as usize].params.delay.0, e));
         match best {
             Some(&e) => links.push(e),
-            None => {
-                return fail(
-                    index(key, i + 1),
-                    format!(
-                        "no link from `{}` to `{}`",
-                        topo.name(w[0]),
-                        topo.name(w[1])
-                    ),
-                )
-            }
+            None => return fail(index(key, i + 1), format!("no link from `{}` to `{}`", topo.name(w[0]), topo.name(w[1]))),
         }
     }
     Ok(links)

@@ -32,18 +32,8 @@ pub struct Topology {
 
 impl Topology {
     pub fn build(s: &Scenario) -> Result<Self> {
-        let mut t = Topology {
-            nodes: vec![],
-            by_name: HashMap::new(),
-            groups: BTreeMap::new(),
-            dirs: vec![],
-            out: vec![],
-            inc: vec![],
-        };
-        for (list, kind, key) in [
-            (&s.nodes.hosts, NodeKind::Host, "nodes.hosts"),
-            (&s.nodes.routers, NodeKind::Router, "nodes.routers"),
-        ] {
+        let mut t = Topology { nodes: vec![], by_name: HashMap::new(), groups: BTreeMap::new(), dirs: vec![], out: vec![], inc: vec![] };
+        for (list, kind, key) in [(&s.nodes.hosts, NodeKind::Host, "nodes.hosts"), (&s.nodes.routers, NodeKind::Router, "nodes.routers")] {
             for (i, name) in list.iter().enumerate() {
                 t.check_unique(&index(key, i), name)?;
                 t.add_node(name.clone(), kind);
@@ -63,13 +53,7 @@ impl Topology {
             let a = t.node(&index(&between, 0), &l.between[0])?;
             let b = t.node(&index(&between, 1), &l.between[1])?;
             if a == b {
-                return fail(
-                    between,
-                    format!(
-                        "a link needs two different nodes, got `{}` twice",
-                        l.between[0]
-                    ),
-                );
+                return fail(between, format!("a link needs two different nodes, got `{}` twice", l.between[0]));
             }
             t.add_duplex(lname.clone(), a, b, &l.fwd, &l.reverse, key);
         }
@@ -79,10 +63,7 @@ impl Topology {
             let to = t.node(&join(&key, "to"), &link.to)?;
             let (first, count) = t.groups[gname];
             if (first..first + count as NodeId).contains(&to) {
-                return fail(
-                    join(&key, "to"),
-                    format!("`{}` is a member of group `{gname}` itself", link.to),
-                );
+                return fail(join(&key, "to"), format!("`{}` is a member of group `{gname}` itself", link.to));
             }
             for i in 0..count as NodeId {
                 let member = first + i;
@@ -94,36 +75,18 @@ impl Topology {
     }
 
     fn add_node(&mut self, name: String, kind: NodeKind) {
-        self.by_name
-            .insert(name.clone(), self.nodes.len() as NodeId);
+        self.by_name.insert(name.clone(), self.nodes.len() as NodeId);
         self.nodes.push(NodeSpec { name, kind });
         self.out.push(vec![]);
         self.inc.push(vec![]);
     }
 
-    fn add_duplex(
-        &mut self,
-        name: String,
-        a: NodeId,
-        b: NodeId,
-        fwd: &Direction,
-        rev: &Direction,
-        origin: String,
-    ) {
-        for (name, from, to, params) in [
-            (name.clone(), a, b, fwd),
-            (format!("{name}.rev"), b, a, rev),
-        ] {
+    fn add_duplex(&mut self, name: String, a: NodeId, b: NodeId, fwd: &Direction, rev: &Direction, origin: String) {
+        for (name, from, to, params) in [(name.clone(), a, b, fwd), (format!("{name}.rev"), b, a, rev)] {
             let id = self.dirs.len() as LinkId;
             self.out[from as usize].push(id);
             self.inc[to as usize].push(id);
-            self.dirs.push(Dir {
-                name,
-                from,
-                to,
-                params: params.clone(),
-                origin: origin.clone(),
-            });
+            self.dirs.push(Dir { name, from, to, params: params.clone(), origin: origin.clone() });
         }
     }
 
@@ -133,37 +96,23 @@ impl Topology {
                 NodeKind::Host => "host",
                 NodeKind::Router => "router",
             };
-            return fail(
-                key,
-                format!("duplicate node name `{name}`: already a {kind}"),
-            );
+            return fail(key, format!("duplicate node name `{name}`: already a {kind}"));
         }
         if self.groups.contains_key(name) {
-            return fail(
-                key,
-                format!("duplicate node name `{name}`: already a group"),
-            );
+            return fail(key, format!("duplicate node name `{name}`: already a group"));
         }
         Ok(())
     }
 
     /// Hosts and routers by name (group members are not listed: there may be thousands).
     pub fn node_names(&self) -> Vec<String> {
-        self.nodes
-            .iter()
-            .filter(|n| !n.name.contains('#'))
-            .map(|n| n.name.clone())
-            .collect()
+        self.nodes.iter().filter(|n| !n.name.contains('#')).map(|n| n.name.clone()).collect()
     }
 
     /// Hosts and groups: the valid endpoints of a flow.
     pub fn endpoint_names(&self) -> Vec<String> {
-        let mut v: Vec<String> = self
-            .nodes
-            .iter()
-            .filter(|n| n.kind == NodeKind::Host && !n.name.contains('#'))
-            .map(|n| n.name.clone())
-            .collect();
+        let mut v: Vec<String> =
+            self.nodes.iter().filter(|n| n.kind == NodeKind::Host && !n.name.contains('#')).map(|n| n.name.clone()).collect();
         v.extend(self.groups.keys().cloned());
         v
     }
@@ -174,10 +123,7 @@ impl Topology {
             return Ok(id);
         }
         if self.groups.contains_key(name) {
-            return fail(
-                key,
-                format!("`{name}` is a group; name one member (`{name}#0`, ...)"),
-            );
+            return fail(key, format!("`{name}` is a group; name one member (`{name}#0`, ...)"));
         }
         let mut reason = format!("unknown node `{name}`");
         if !self.groups.is_empty() {

@@ -9,22 +9,10 @@ use super::errors::{Result, ScenarioError};
 use serde::Serialize;
 
 /// Rate units (SI, ×1000) with their value in bit/s.
-pub const RATE_UNITS: &[(&str, u128)] = &[
-    ("bps", 1),
-    ("kbps", 1_000),
-    ("Kbps", 1_000),
-    ("Mbps", 1_000_000),
-    ("Gbps", 1_000_000_000),
-];
+pub const RATE_UNITS: &[(&str, u128)] = &[("bps", 1), ("kbps", 1_000), ("Kbps", 1_000), ("Mbps", 1_000_000), ("Gbps", 1_000_000_000)];
 
 /// Time units with their value in ns.
-pub const TIME_UNITS: &[(&str, u128)] = &[
-    ("ns", 1),
-    ("us", 1_000),
-    ("ms", 1_000_000),
-    ("s", 1_000_000_000),
-    ("min", 60_000_000_000),
-];
+pub const TIME_UNITS: &[(&str, u128)] = &[("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000), ("min", 60_000_000_000)];
 
 /// Size units (SI ×1000 and binary ×1024) with their value in bytes.
 pub const SIZE_UNITS: &[(&str, u128)] = &[
@@ -43,27 +31,10 @@ pub const PACKET_UNITS: &[&str] = &["p", "pkt"];
 pub const BDP_UNIT: &str = "bdp";
 
 /// Units used when printing canonical values, largest first.
-const RATE_OUT: &[(&str, u64)] = &[
-    ("Gbps", 1_000_000_000),
-    ("Mbps", 1_000_000),
-    ("kbps", 1_000),
-    ("bps", 1),
-];
-const TIME_OUT: &[(&str, u64)] = &[
-    ("s", 1_000_000_000),
-    ("ms", 1_000_000),
-    ("us", 1_000),
-    ("ns", 1),
-];
-const SIZE_OUT: &[(&str, u64)] = &[
-    ("GiB", 1 << 30),
-    ("GB", 1_000_000_000),
-    ("MiB", 1 << 20),
-    ("MB", 1_000_000),
-    ("KiB", 1 << 10),
-    ("KB", 1_000),
-    ("B", 1),
-];
+const RATE_OUT: &[(&str, u64)] = &[("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000), ("bps", 1)];
+const TIME_OUT: &[(&str, u64)] = &[("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)];
+const SIZE_OUT: &[(&str, u64)] =
+    &[("GiB", 1 << 30), ("GB", 1_000_000_000), ("MiB", 1 << 20), ("MB", 1_000_000), ("KiB", 1 << 10), ("KB", 1_000), ("B", 1)];
 
 /// A rate in bit/s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,25 +67,12 @@ struct Decimal {
 /// `units` are offered as choices when the unit is missing.
 fn split<'a>(key: &str, s: &'a str, what: &str, units: &[&str]) -> Result<(Decimal, &'a str)> {
     let s = s.trim();
-    let bad = || {
-        ScenarioError::new(
-            key,
-            format!("`{s}` is not a {what}: expected a number followed by a unit"),
-        )
-        .with_choices(units)
-    };
+    let bad = || ScenarioError::new(key, format!("`{s}` is not a {what}: expected a number followed by a unit")).with_choices(units);
     let body = match s.strip_prefix('-') {
-        Some(_) => {
-            return Err(ScenarioError::new(
-                key,
-                format!("`{s}` must not be negative"),
-            ))
-        }
+        Some(_) => return Err(ScenarioError::new(key, format!("`{s}` must not be negative"))),
         None => s.strip_prefix('+').unwrap_or(s),
     };
-    let end = body
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(body.len());
+    let end = body.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(body.len());
     let (num, unit) = (&body[..end], body[end..].trim());
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
     if int.is_empty() && frac.is_empty() || frac.contains('.') {
@@ -128,18 +86,8 @@ fn split<'a>(key: &str, s: &'a str, what: &str, units: &[&str]) -> Result<(Decim
     if digits.len() > 30 {
         return Err(ScenarioError::new(key, format!("`{s}` is too large")));
     }
-    let mantissa = if digits.is_empty() {
-        0
-    } else {
-        digits.parse::<u128>().map_err(|_| bad())?
-    };
-    Ok((
-        Decimal {
-            mantissa,
-            scale: frac.len() as u32,
-        },
-        unit,
-    ))
+    let mantissa = if digits.is_empty() { 0 } else { digits.parse::<u128>().map_err(|_| bad())? };
+    Ok((Decimal { mantissa, scale: frac.len() as u32 }, unit))
 }
 
 /// Scale a decimal by a unit multiplier into a whole number of base units.
@@ -148,10 +96,7 @@ fn whole(key: &str, s: &str, d: &Decimal, mult: u128, base: &str) -> Result<u64>
     let num = d.mantissa.checked_mul(mult).ok_or_else(too_large)?;
     let den = 10u128.checked_pow(d.scale).ok_or_else(too_large)?;
     if num % den != 0 {
-        return Err(ScenarioError::new(
-            key,
-            format!("`{}` is not a whole number of {base}", s.trim()),
-        ));
+        return Err(ScenarioError::new(key, format!("`{}` is not a whole number of {base}", s.trim())));
     }
     u64::try_from(num / den).map_err(|_| too_large())
 }
@@ -160,20 +105,12 @@ fn names(table: &'static [(&'static str, u128)]) -> Vec<&'static str> {
     table.iter().map(|(n, _)| *n).collect()
 }
 
-fn parse_in(
-    key: &str,
-    s: &str,
-    what: &str,
-    table: &'static [(&'static str, u128)],
-    base: &str,
-) -> Result<u64> {
+fn parse_in(key: &str, s: &str, what: &str, table: &'static [(&'static str, u128)], base: &str) -> Result<u64> {
     let units = names(table);
     let (d, unit) = split(key, s, what, &units)?;
     match table.iter().find(|(n, _)| *n == unit) {
         Some((_, mult)) => whole(key, s, &d, *mult, base),
-        None => Err(
-            ScenarioError::new(key, format!("unknown {what} unit `{unit}`")).with_choices(units),
-        ),
+        None => Err(ScenarioError::new(key, format!("unknown {what} unit `{unit}`")).with_choices(units)),
     }
 }
 
@@ -225,10 +162,7 @@ fn format_exact(value: u64, table: &[(&str, u64)], zero_unit: &str) -> String {
     if value == 0 {
         return format!("0{zero_unit}");
     }
-    let (unit, mult) = table
-        .iter()
-        .find(|(_, m)| value.is_multiple_of(*m))
-        .unwrap_or(&table[table.len() - 1]);
+    let (unit, mult) = table.iter().find(|(_, m)| value.is_multiple_of(*m)).unwrap_or(&table[table.len() - 1]);
     format!("{}{unit}", value / mult)
 }
 
@@ -282,10 +216,7 @@ mod tests {
         assert_eq!(parse_time("k", "2min").unwrap(), Dur(120_000_000_000));
         assert_eq!(parse_size("k", "6MiB").unwrap(), Size(6 << 20));
         assert_eq!(parse_size("k", "1.5KB").unwrap(), Size(1500));
-        assert!(parse_time("k", "1.5ns")
-            .unwrap_err()
-            .reason
-            .contains("whole"));
+        assert!(parse_time("k", "1.5ns").unwrap_err().reason.contains("whole"));
     }
 
     #[test]
@@ -295,10 +226,7 @@ mod tests {
         assert_eq!(parse_limit("k", "64KB").unwrap(), Limit::Bytes(64_000));
         assert_eq!(parse_limit("k", "0.5bdp").unwrap(), Limit::Bdp(0.5));
         assert_eq!(parse_limit("k", "100ms").unwrap(), Limit::Time(100_000_000));
-        assert!(parse_limit("k", "3furlongs")
-            .unwrap_err()
-            .choices
-            .contains(&"bdp".to_string()));
+        assert!(parse_limit("k", "3furlongs").unwrap_err().choices.contains(&"bdp".to_string()));
     }
 
     #[test]
@@ -307,23 +235,11 @@ mod tests {
         assert_eq!(e.key, "links.x.rate");
         assert!(e.reason.contains("unit"));
         assert!(e.choices.contains(&"Mbps".to_string()));
-        assert!(parse_rate("k", "-1Mbps")
-            .unwrap_err()
-            .reason
-            .contains("negative"));
-        assert!(parse_rate("k", "100")
-            .unwrap_err()
-            .reason
-            .contains("missing a unit"));
-        assert!(parse_rate("k", "Mbps")
-            .unwrap_err()
-            .reason
-            .contains("not a rate"));
+        assert!(parse_rate("k", "-1Mbps").unwrap_err().reason.contains("negative"));
+        assert!(parse_rate("k", "100").unwrap_err().reason.contains("missing a unit"));
+        assert!(parse_rate("k", "Mbps").unwrap_err().reason.contains("not a rate"));
         assert!(parse_rate("k", "1.2.3Mbps").is_err());
-        assert!(parse_rate("k", "99999999999999999999Gbps")
-            .unwrap_err()
-            .reason
-            .contains("large"));
+        assert!(parse_rate("k", "99999999999999999999Gbps").unwrap_err().reason.contains("large"));
     }
 
     #[test]

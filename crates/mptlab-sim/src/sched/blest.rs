@@ -75,8 +75,7 @@ impl Default for BlestConfig {
 }
 
 impl Options for BlestConfig {
-    const NAMES: &'static [&'static str] =
-        &["lambda", "adaptive", "lambda_min", "lambda_max", "lambda_up", "lambda_down"];
+    const NAMES: &'static [&'static str] = &["lambda", "adaptive", "lambda_min", "lambda_max", "lambda_up", "lambda_down"];
     fn set(&mut self, key: &str, v: OptValue) -> Result<(), String> {
         match key {
             "lambda" => self.lambda = v.number(0.0, 100.0)?,

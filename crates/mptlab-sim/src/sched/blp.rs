@@ -119,7 +119,8 @@ impl ModelChoice {
             "builtin" => Ok(Self::builtin()),
             "none" => Ok(Self::none()),
             path => {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read model file `{path}`: {e} (valid: \"builtin\", \"none\" or a model JSON file)"))?;
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read model file `{path}`: {e} (valid: \"builtin\", \"none\" or a model JSON file)"))?;
                 let m = BlpModel::from_json(&text).map_err(|e| format!("model file `{path}`: {e}"))?;
                 Ok(Self { name: path.into(), model: Some(Arc::new(m)) })
             }
@@ -203,8 +204,7 @@ impl BlpConfig {
 }
 
 impl Options for BlpConfig {
-    const NAMES: &'static [&'static str] =
-        &["threshold", "delta_lambda", "lambda", "randomized", "model", "model_interval", "lambda_rule"];
+    const NAMES: &'static [&'static str] = &["threshold", "delta_lambda", "lambda", "randomized", "model", "model_interval", "lambda_rule"];
     fn set(&mut self, key: &str, v: OptValue) -> Result<(), String> {
         match key {
             "threshold" => self.threshold = v.number(0.0, 1e6)?,

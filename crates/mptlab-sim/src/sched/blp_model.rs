@@ -172,9 +172,7 @@ impl BlpModel {
     /// The shipped model, parsed once per process (an immutable constant).
     pub fn builtin() -> Arc<BlpModel> {
         static BUILTIN: OnceLock<Arc<BlpModel>> = OnceLock::new();
-        BUILTIN
-            .get_or_init(|| Arc::new(BlpModel::from_json(BUILTIN_JSON).expect("the shipped BLP model is valid (tested)")))
-            .clone()
+        BUILTIN.get_or_init(|| Arc::new(BlpModel::from_json(BUILTIN_JSON).expect("the shipped BLP model is valid (tested)"))).clone()
     }
 
     fn check(&self) -> Result<(), String> {

@@ -217,7 +217,11 @@ pub(crate) fn head_of_line_event(conn: &ConnView, path: &PathView) -> bool {
 /// has one.
 #[inline]
 pub(crate) fn lambda_period(slow: &PathView) -> Time {
-    if slow.min_rtt > 0 { slow.min_rtt } else { slow.srtt }
+    if slow.min_rtt > 0 {
+        slow.min_rtt
+    } else {
+        slow.srtt
+    }
 }
 
 /// Order by smoothed RTT, ties to the lower id. A path without an RTT sample has SRTT 0 and so

@@ -161,14 +161,7 @@ fn total_acked(paths: &[PathView]) -> u64 {
 pub fn features(fast: &PathView, slow: &PathView) -> Vector {
     let us = |t: Time| (t as f64 / 1_000.0).max(1.0);
     let (rf, rs) = (us(fast.srtt), us(slow.srtt));
-    [
-        fast.cwnd as f64 / rf,
-        fast.in_flight as f64 / rf,
-        slow.cwnd as f64 / rs,
-        slow.in_flight as f64 / rs,
-        rs / rf,
-        1.0,
-    ]
+    [fast.cwnd as f64 / rf, fast.in_flight as f64 / rf, slow.cwnd as f64 / rs, slow.in_flight as f64 / rs, rs / rf, 1.0]
 }
 
 impl Peekaboo {
@@ -219,10 +212,18 @@ impl Scheduler for Peekaboo {
         }
         let x = features(fast, slow);
         let arm = if self.cfg.epsilon > 0.0 && self.rng.bernoulli(self.cfg.epsilon) {
-            if self.rng.bernoulli(0.5) { WAIT } else { SEND_SLOW }
+            if self.rng.bernoulli(0.5) {
+                WAIT
+            } else {
+                SEND_SLOW
+            }
         } else {
             let [w, s] = self.scores(&x);
-            if w > s { WAIT } else { SEND_SLOW }
+            if w > s {
+                WAIT
+            } else {
+                SEND_SLOW
+            }
         };
         let t_r = (2 * fast.srtt).max(slow.srtt);
         self.pending = Some(Pending { arm, x, at: conn.now, acked: total_acked(paths), t_r });

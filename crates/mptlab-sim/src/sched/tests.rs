@@ -129,8 +129,7 @@ fn default_picks_the_lowest_linger_time() {
 fn default_skips_the_lowest_linger_path_without_space() {
     let mut fastest = holding(path(2, 20, 100), 1_000, 0, 10_000_000); // 0.1 ms
     fastest.has_space = false;
-    let paths =
-        [holding(path(0, 10, 100), 50_000, 0, 1_000_000), holding(path(1, 50, 100), 10_000, 0, 100_000), fastest];
+    let paths = [holding(path(0, 10, 100), 50_000, 0, 1_000_000), holding(path(1, 50, 100), 10_000, 0, 100_000), fastest];
     let mut s = Linger::new(&WINDOW_MODEL);
     assert_eq!(s.select(&conn(), &paths), Decision::Send(0));
 }
@@ -568,10 +567,7 @@ fn cpf_never_uses_path_2_while_path_1_has_window_space() {
     let mut s = Cpf::new(&CpfConfig::default());
     let (mut first, mut second) = (0, 0);
     for _ in 0..20_000 {
-        let mut paths = [
-            path(0, 1 + below(&mut r, 300), 1 + below(&mut r, 50)),
-            path(1, 1 + below(&mut r, 300), 1 + below(&mut r, 50)),
-        ];
+        let mut paths = [path(0, 1 + below(&mut r, 300), 1 + below(&mut r, 50)), path(1, 1 + below(&mut r, 300), 1 + below(&mut r, 50))];
         for p in &mut paths {
             p.usable = r.bernoulli(0.8);
             p.has_space = r.bernoulli(0.5);

@@ -21,7 +21,9 @@ fn three_class_json() -> String {
     let split = |f: i64, t: f64, l: &str, r: &str| {
         format!(r#"{{"feature":[{f},-2,-2],"threshold":[{t},-2.0,-2.0],"left":[1,-1,-1],"right":[2,-1,-1],"value":[[0,0,0],{l},{r}]}}"#)
     };
-    let gsplit = |l: f64, r: f64| format!(r#"{{"feature":[4,-2,-2],"threshold":[50.0,-2,-2],"left":[1,-1,-1],"right":[2,-1,-1],"value":[[0],[{l}],[{r}]]}}"#);
+    let gsplit = |l: f64, r: f64| {
+        format!(r#"{{"feature":[4,-2,-2],"threshold":[50.0,-2,-2],"left":[1,-1,-1],"right":[2,-1,-1],"value":[[0],[{l}],[{r}]]}}"#)
+    };
     let leaf = r#"{"feature":[-2],"threshold":[-2],"left":[-1],"right":[-1],"value":[[1,1,2]]}"#;
     let gleaf = r#"{"feature":[-2],"threshold":[-2],"left":[-1],"right":[-1],"value":[[0]]}"#;
     format!(
@@ -82,7 +84,10 @@ fn stacked_model_matches_hand_computed_probabilities_and_classes() {
 #[test]
 fn tree_compares_features_rounded_to_float32_as_sklearn_does() {
     // 0.1 as f32 is 0.100000001490116…, above the f64 threshold 0.1: sklearn goes right.
-    let m = BlpModel::from_json(&three_class_json().replace(r#""threshold":[5,"#, r#""threshold":[0.1,"#).replace(r#""threshold":[5.0,"#, r#""threshold":[0.1,"#)).unwrap();
+    let m = BlpModel::from_json(
+        &three_class_json().replace(r#""threshold":[5,"#, r#""threshold":[0.1,"#).replace(r#""threshold":[5.0,"#, r#""threshold":[0.1,"#),
+    )
+    .unwrap();
     let mut p = [0.0; 3];
     m.forest_proba(&x(0.1, 10.0), &mut p);
     assert_eq!(p, [0.125, 0.375, 0.5]);
@@ -115,7 +120,13 @@ fn malformed_models_are_rejected_with_the_reason() {
     let good = three_class_json();
     let cases = [
         (good.replace("lost_packets", "losses"), "features must be exactly"),
-        (good.replace(r#""left":[1,-1,-1],"right":[2,-1,-1],"value":[[0,0,0]"#, r#""left":[1,-1,-1],"right":[7,-1,-1],"value":[[0,0,0]"#), "child out of range"),
+        (
+            good.replace(
+                r#""left":[1,-1,-1],"right":[2,-1,-1],"value":[[0,0,0]"#,
+                r#""left":[1,-1,-1],"right":[7,-1,-1],"value":[[0,0,0]"#,
+            ),
+            "child out of range",
+        ),
         (good.replace("[1.5,2.0,4.0]", "[2.0,1.5,4.0]"), "ascending"),
         (good.replace(r#""intercept":[0,0,0]"#, r#""intercept":[0,0]"#), "rows"),
         (good.replace("mptlab-blp-threshold/1", "pickle"), "format"),
@@ -170,7 +181,7 @@ fn feature_window_measures_rates_delay_and_ratios_over_one_interval() {
     assert!((f[6] - 1000.0 * 1000.0 / 750_000.0).abs() < 1e-12); // ms per acked segment
     assert!((f[7] - 750_000.0 / 850_000.0).abs() < 1e-15);
     assert_eq!(f[8], 1.0); // variance of {1, 3}
-    // The next window starts from the closing decision's totals: nothing new, nothing acked.
+                           // The next window starts from the closing decision's totals: nothing new, nothing acked.
     let f = w.observe(2 * SECOND, &p).unwrap();
     assert_eq!(&f[..4], &[0.0; 4]);
     assert_eq!(f[6], 1000.0);

@@ -8,9 +8,9 @@ use crate::apps::App;
 use crate::cc::CcParams;
 use crate::net::{Link, Proto, RouteTable};
 use crate::spec::{AppSpec, RunSpec, TransportSpec};
-use crate::transport::segment::UDP_HEADER_BYTES;
 use crate::transport::mptcp::{MptcpReceiver, MptcpSender, SubflowParams};
 use crate::transport::quic::{QuicConn, Role};
+use crate::transport::segment::UDP_HEADER_BYTES;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
 use crate::transport::udp::UdpReceiver;
 use mptlab_engine::{Arena, EventQueue, LazyTimer, RngStream, StreamId};
@@ -31,14 +31,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
     let links: Vec<Link> = spec
         .links
         .iter()
-        .map(|l| {
-            Link::new(
-                l,
-                RngStream::new(spec.seed, StreamId::named(STREAM_LINK, &l.name)),
-                interval,
-                duration,
-            )
-        })
+        .map(|l| Link::new(l, RngStream::new(spec.seed, StreamId::named(STREAM_LINK, &l.name)), interval, duration))
         .collect();
     let link_traces = spec.links.iter().map(|_| LinkTrace::new(trace_every, duration)).collect();
     let mut routes = RouteTable::default();
@@ -58,20 +51,10 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         let (proto, transport, app) = match &f.transport {
             TransportSpec::Tcp(t) => {
                 let cfg = t.config;
-                let cc = t.cc.build(CcParams {
-                    mss: cfg.mss,
-                    initial_cwnd_segments: cfg.initial_cwnd_segments,
-                });
+                let cc = t.cc.build(CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments });
                 let snd = TcpSender::new(cfg, cc);
                 let rcv = TcpReceiver::new(cfg.sack, cfg.delayed_ack, cfg.mss, cfg.recv_buffer, !cfg.handshake);
-                (
-                    Proto::Tcp,
-                    Transport::Tcp {
-                        snd: Box::new(snd),
-                        rcv: Box::new(rcv),
-                    },
-                    App::new(&f.app, None, rng),
-                )
+                (Proto::Tcp, Transport::Tcp { snd: Box::new(snd), rcv: Box::new(rcv) }, App::new(&f.app, None, rng))
             }
             TransportSpec::Mptcp(m) => {
                 let cfg = m.config;
@@ -105,11 +88,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
                     AppSpec::Poisson { message_size, .. } => Some(udp_wire_bytes(message_size as u64, u.payload)),
                     _ => None,
                 };
-                let t = Transport::Udp {
-                    payload: u.payload,
-                    next_seq: 0,
-                    rcv: UdpReceiver::default(),
-                };
+                let t = Transport::Udp { payload: u.payload, next_seq: 0, rcv: UdpReceiver::default() };
                 (Proto::Udp, t, App::new(&f.app, unit, rng))
             }
         };

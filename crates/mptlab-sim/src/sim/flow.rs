@@ -10,11 +10,24 @@ use crate::transport::udp::UdpReceiver;
 use mptlab_engine::{LazyTimer, Time};
 
 pub enum Transport {
-    Tcp { snd: Box<TcpSender>, rcv: Box<TcpReceiver> },
-    Udp { payload: u32, next_seq: u64, rcv: UdpReceiver },
-    Mptcp { snd: Box<MptcpSender>, rcv: Box<MptcpReceiver> },
+    Tcp {
+        snd: Box<TcpSender>,
+        rcv: Box<TcpReceiver>,
+    },
+    Udp {
+        payload: u32,
+        next_seq: u64,
+        rcv: UdpReceiver,
+    },
+    Mptcp {
+        snd: Box<MptcpSender>,
+        rcv: Box<MptcpReceiver>,
+    },
     /// QUIC or multipath QUIC: the client sends the application's data, the server receives.
-    Quic { cli: Box<QuicConn>, srv: Box<QuicConn> },
+    Quic {
+        cli: Box<QuicConn>,
+        srv: Box<QuicConn>,
+    },
 }
 
 /// Per-path measurements of an MPTCP flow (seed 001's metrics), sampled every trace interval.

@@ -329,19 +329,7 @@ impl Simulation {
                 m.ack_packets_sent += 1;
             }
             let size = hdr.len + TCP_HEADER_BYTES + options;
-            self.send_packet(
-                now,
-                Packet {
-                    route,
-                    hop: 0,
-                    proto: Proto::Tcp,
-                    epoch,
-                    size,
-                    sent_at: now,
-                    tcp: hdr,
-                    ..Default::default()
-                },
-            );
+            self.send_packet(now, Packet { route, hop: 0, proto: Proto::Tcp, epoch, size, sent_at: now, tcp: hdr, ..Default::default() });
         }
         self.scratch = out;
     }

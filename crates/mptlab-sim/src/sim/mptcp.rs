@@ -44,9 +44,7 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.mp_scratch);
         for seg in out.drain(..) {
             let flow = &mut self.flows[f];
-            let Transport::Mptcp { snd, .. } = &flow.transport else {
-                unreachable!("an mptcp flow")
-            };
+            let Transport::Mptcp { snd, .. } = &flow.transport else { unreachable!("an mptcp flow") };
             let epoch = snd.subs[seg.sub as usize].epoch;
             let route = flow.route_base + 2 * seg.sub as u32;
             let options = if seg.hdr.len > 0 {
@@ -59,16 +57,7 @@ impl Simulation {
             let size = seg.hdr.len + TCP_HEADER_BYTES + options;
             self.send_packet(
                 now,
-                Packet {
-                    route,
-                    hop: 0,
-                    proto: Proto::Tcp,
-                    epoch,
-                    size,
-                    sent_at: now,
-                    tcp: seg.hdr,
-                    ..Default::default()
-                },
+                Packet { route, hop: 0, proto: Proto::Tcp, epoch, size, sent_at: now, tcp: seg.hdr, ..Default::default() },
             );
         }
         self.mp_scratch = out;

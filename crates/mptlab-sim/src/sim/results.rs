@@ -20,11 +20,7 @@ pub struct LinkTrace {
 
 impl LinkTrace {
     pub fn new(every: Time, duration: Time) -> Self {
-        Self {
-            queue_pkts: Trace::new(every, duration),
-            queue_delay_ms: Trace::new(every, duration),
-            jitter: Rfc3550Jitter::new(),
-        }
+        Self { queue_pkts: Trace::new(every, duration), queue_delay_ms: Trace::new(every, duration), jitter: Rfc3550Jitter::new() }
     }
 }
 
@@ -128,19 +124,12 @@ impl Simulation {
                 flow_means.push(goodput.mean);
                 proto_sent[flow.proto.index()] += m.data_packets_sent;
                 proto_dropped[flow.proto.index()] += m.data_packets_dropped;
-                let loss_pct = if m.data_packets_sent > 0 {
-                    100.0 * m.data_packets_dropped as f64 / m.data_packets_sent as f64
-                } else {
-                    0.0
-                };
+                let loss_pct =
+                    if m.data_packets_sent > 0 { 100.0 * m.data_packets_dropped as f64 / m.data_packets_sent as f64 } else { 0.0 };
                 let (cc, tcp) = match (&fs.transport, &flow.transport) {
                     (TransportSpec::Tcp(t), Transport::Tcp { snd, rcv }) => {
                         let srtt = m.srtt.points().1;
-                        let srtt_mean = if srtt.is_empty() {
-                            Value::Null
-                        } else {
-                            json!(srtt.iter().sum::<f64>() / srtt.len() as f64)
-                        };
+                        let srtt_mean = if srtt.is_empty() { Value::Null } else { json!(srtt.iter().sum::<f64>() / srtt.len() as f64) };
                         (
                             json!(t.cc.name()),
                             json!({
@@ -162,7 +151,8 @@ impl Simulation {
                         (json!(t.cc.name()), json!({"retransmissions": lost, "rto_count": ptos}))
                     }
                     (TransportSpec::Mptcp(t), Transport::Mptcp { snd, .. }) => {
-                        let sum = |g: fn(&crate::transport::tcp::SenderStats) -> u64| -> u64 { snd.subs.iter().map(|s| g(&s.snd.stats)).sum() };
+                        let sum =
+                            |g: fn(&crate::transport::tcp::SenderStats) -> u64| -> u64 { snd.subs.iter().map(|s| g(&s.snd.stats)).sum() };
                         (json!(t.cc.name()), json!({"retransmissions": sum(|s| s.retransmissions), "rto_count": sum(|s| s.rto_count)}))
                     }
                     _ => (Value::Null, Value::Null),
@@ -210,10 +200,7 @@ impl Simulation {
                 for p in Proto::ALL {
                     let bins = &link.wire[p.index()];
                     if bins.total_bytes() > 0 {
-                        by_proto.insert(
-                            p.name().into(),
-                            json!({"bytes": bins.total_bytes(), "throughput_mbps": bins.summary(0)}),
-                        );
+                        by_proto.insert(p.name().into(), json!({"bytes": bins.total_bytes(), "throughput_mbps": bins.summary(0)}));
                     }
                 }
                 let drops = c.queue_drops + c.channel_drops + c.down_drops;
@@ -256,10 +243,8 @@ impl Simulation {
         for p in Proto::ALL {
             let (s, d) = (proto_sent[p.index()], proto_dropped[p.index()]);
             if s > 0 {
-                protocols.insert(
-                    p.name().into(),
-                    json!({"sent_packets": s, "dropped_packets": d, "loss_pct": 100.0 * d as f64 / s as f64}),
-                );
+                protocols
+                    .insert(p.name().into(), json!({"sent_packets": s, "dropped_packets": d, "loss_pct": 100.0 * d as f64 / s as f64}));
             }
         }
         let definitions: Map<String, Value> = DEFINITIONS.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
@@ -298,8 +283,11 @@ impl Simulation {
             let n = link.wire[0].bins().len();
             // Which protocols crossed the link, and their series names: once per link, not per
             // bin (summing every bin inside the bin loop made this quadratic in run length).
-            let protos: Vec<(Proto, String)> =
-                Proto::ALL.into_iter().filter(|p| link.wire[p.index()].total_bytes() > 0).map(|p| (p, format!("{name}:{}", p.name()))).collect();
+            let protos: Vec<(Proto, String)> = Proto::ALL
+                .into_iter()
+                .filter(|p| link.wire[p.index()].total_bytes() > 0)
+                .map(|p| (p, format!("{name}:{}", p.name())))
+                .collect();
             for k in 0..n {
                 let secs = as_secs_f64(link.wire[0].bin_len(k));
                 let t = as_secs_f64(k as Time * iv);

@@ -3,8 +3,8 @@
 //! queue or a clock. The simulation layer moves their output onto links and their deadlines into
 //! the event queue.
 
-pub mod segment;
 pub mod mptcp;
 pub mod quic;
+pub mod segment;
 pub mod tcp;
 pub mod udp;

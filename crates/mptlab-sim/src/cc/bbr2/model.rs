@@ -22,7 +22,11 @@ pub(super) const HEADROOM: f64 = 0.15;
 
 /// x · gain for byte or rate quantities, keeping "infinity" infinite.
 pub(super) fn scale(x: u64, gain: f64) -> u64 {
-    if x == INF { INF } else { (x as f64 * gain) as u64 }
+    if x == INF {
+        INF
+    } else {
+        (x as f64 * gain) as u64
+    }
 }
 
 impl Bbr2 {

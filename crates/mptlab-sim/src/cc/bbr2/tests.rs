@@ -292,10 +292,7 @@ fn assert_recorded_transitions_are_legal(states: &[(Time, &'static str)]) {
 
 fn name_state(n: &str) -> State {
     use State::*;
-    [Startup, Drain, ProbeBwDown, ProbeBwCruise, ProbeBwRefill, ProbeBwUp, ProbeRtt]
-        .into_iter()
-        .find(|s| s.name() == n)
-        .unwrap()
+    [Startup, Drain, ProbeBwDown, ProbeBwCruise, ProbeBwRefill, ProbeBwUp, ProbeRtt].into_iter().find(|s| s.name() == n).unwrap()
 }
 
 #[test]

@@ -179,12 +179,7 @@ impl Peers {
             p.max_x = p.max_x.max(path.x());
             p.max_w_over_rtt2 = p.max_w_over_rtt2.max(path.w_over_rtt2());
         }
-        p.sum_rate = views
-            .iter()
-            .enumerate()
-            .filter(|&(i, v)| i != me && v.active && v.rate > 0)
-            .map(|(_, v)| v.rate as f64)
-            .sum();
+        p.sum_rate = views.iter().enumerate().filter(|&(i, v)| i != me && v.active && v.rate > 0).map(|(_, v)| v.rate as f64).sum();
         p
     }
 }

@@ -102,8 +102,7 @@ fn lia_equal_subflows_have_alpha_one_over_n() {
     // each grows by one MSS per cwnd_total/alpha = n²·w bytes: 1/n² of Reno's rate per subflow,
     // 1/n for the connection, which halves only the subflow that lost (1/n of the total).
     for n in 1..=4usize {
-        let mut lias: Vec<Lia> =
-            (0..n).map(|_| in_congestion_avoidance(Lia::new(params(10)), 20 * M, 80 * MS)).collect();
+        let mut lias: Vec<Lia> = (0..n).map(|_| in_congestion_avoidance(Lia::new(params(10)), 20 * M, 80 * MS)).collect();
         let views: Vec<_> = lias.iter().map(|l| l.coupled_view().unwrap()).collect();
         for (i, l) in lias.iter_mut().enumerate() {
             l.couple(&views, i);
@@ -208,9 +207,7 @@ enum Op {
 
 fn apply(c: &mut impl CongestionControl, op: Op) {
     match op {
-        Op::Ack { bytes, cwnd_limited, in_recovery } => {
-            c.on_ack(&AckEvent { cwnd_limited, in_recovery, ..ack(bytes, 100 * MS) })
-        }
+        Op::Ack { bytes, cwnd_limited, in_recovery } => c.on_ack(&AckEvent { cwnd_limited, in_recovery, ..ack(bytes, 100 * MS) }),
         Op::Loss { flight } => c.on_congestion_event(&loss(flight)),
         Op::RecoveryExit => c.on_recovery_exit(0),
         Op::Rto { flight, during_recovery } => c.on_rto(&LossEvent { during_recovery, ..loss(flight) }),
@@ -464,13 +461,7 @@ impl Rounds {
     fn ack(&mut self, c: &mut impl CongestionControl, rtt: Time, prior_delivered: u64) {
         self.now += MS;
         self.delivered += M;
-        let rate = RateSample {
-            prior_delivered,
-            delivered: self.delivered - prior_delivered,
-            interval: rtt,
-            rtt,
-            ..Default::default()
-        };
+        let rate = RateSample { prior_delivered, delivered: self.delivered - prior_delivered, interval: rtt, rtt, ..Default::default() };
         c.on_ack(&AckEvent {
             now: self.now,
             bytes_acked: M,
@@ -739,8 +730,7 @@ fn composite_names_resolve_case_insensitively_to_canonical_names() {
         assert_eq!(registry::resolve(cc, bad), None, "{bad}");
     }
     // The composite table is exactly COUPLED × PATH_CONTROLLERS.
-    let cross: Vec<String> =
-        COUPLED.iter().flat_map(|c| PATH_CONTROLLERS.iter().map(move |p| format!("{c}+{p}"))).collect();
+    let cross: Vec<String> = COUPLED.iter().flat_map(|c| PATH_CONTROLLERS.iter().map(move |p| format!("{c}+{p}"))).collect();
     assert_eq!(COMPOSITES, cross.iter().map(String::as_str).collect::<Vec<_>>().as_slice());
     for p in PATH_CONTROLLERS {
         assert!(CcConfig::default_for(p).is_some(), "{p} is a registered controller");
@@ -766,10 +756,7 @@ fn configs_name_serialise_and_build_every_coupled_and_composite_controller() {
     assert_eq!(json("lia"), serde_json::json!({"cc": "lia"}));
     assert_eq!(json("lia+reno"), serde_json::json!({"cc": "lia+reno"}));
     assert_eq!(json("olia+cubic")["cc_options"], json("cubic")["cc_options"]);
-    assert_eq!(
-        json("wvegas")["cc_options"],
-        serde_json::json!({"total_alpha": 10.0, "initial_alpha": 2.0, "gamma": 1.0})
-    );
+    assert_eq!(json("wvegas")["cc_options"], serde_json::json!({"total_alpha": 10.0, "initial_alpha": 2.0, "gamma": 1.0}));
     // Options: a composite's are its path controller's; wVegas alone has its own; LIA none.
     let mut w = CcConfig::default_for("wvegas").unwrap();
     w.set("total_alpha", OptValue::Num(20.0)).unwrap();

@@ -21,10 +21,7 @@ fn toml_files(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn shipped_scenarios_load() {
     let root = repo().join("scenarios");
-    let files: Vec<_> = toml_files(&root)
-        .into_iter()
-        .chain(toml_files(&root.join("bench")))
-        .collect();
+    let files: Vec<_> = toml_files(&root).into_iter().chain(toml_files(&root.join("bench"))).collect();
     assert!(files.len() >= 5);
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
@@ -44,23 +41,14 @@ fn broken_scenarios_fail_as_their_expect_line_says() {
             .lines()
             .next()
             .and_then(|l| l.strip_prefix("# expect:"))
-            .unwrap_or_else(|| {
-                panic!(
-                    "{}: first line must be `# expect: <key> | <word>`",
-                    f.display()
-                )
-            });
+            .unwrap_or_else(|| panic!("{}: first line must be `# expect: <key> | <word>`", f.display()));
         let (key, word) = expect.split_once('|').expect("`# expect: <key> | <word>`");
         let (key, word) = (key.trim(), word.trim());
         match load(&text, &[], None) {
             Ok(_) => panic!("{}: loaded, expected `{key}: ...{word}...`", f.display()),
             Err(e) => {
                 assert_eq!(e.key, key, "{}: got `{e}`", f.display());
-                assert!(
-                    e.to_string().contains(word),
-                    "{}: `{e}` lacks `{word}`",
-                    f.display()
-                );
+                assert!(e.to_string().contains(word), "{}: `{e}` lacks `{word}`", f.display());
             }
         }
     }

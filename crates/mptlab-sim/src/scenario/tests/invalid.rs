@@ -15,34 +15,19 @@ fn bad(overrides: &[(&str, &str)], key: &str, word: &str) -> super::ScenarioErro
 fn unknown_top_level_key_lists_the_sections() {
     let e = err_with(&format!("{BASE}\n[bogus]\nx = 1\n"), &[]);
     assert_err(&e, "bogus", "unknown key");
-    assert_eq!(
-        e.choices,
-        ["events", "flows", "groups", "links", "metrics", "nodes", "run"]
-    );
+    assert_eq!(e.choices, ["events", "flows", "groups", "links", "metrics", "nodes", "run"]);
 }
 
 #[test]
 fn unknown_nested_key_lists_the_keys_of_its_table() {
-    let e = bad(
-        &[("links.bottleneck.rat", "\"1Mbps\"")],
-        "links.bottleneck.rat",
-        "unknown key",
-    );
+    let e = bad(&[("links.bottleneck.rat", "\"1Mbps\"")], "links.bottleneck.rat", "unknown key");
     assert!(e.choices.contains(&"rate".to_string()));
-    bad(
-        &[("flows.bulk.tcp.delayed_ack.evry", "3")],
-        "flows.bulk.tcp.delayed_ack.evry",
-        "unknown key",
-    );
+    bad(&[("flows.bulk.tcp.delayed_ack.evry", "3")], "flows.bulk.tcp.delayed_ack.evry", "unknown key");
 }
 
 #[test]
 fn override_of_unknown_key_is_rejected() {
-    let e = bad(
-        &[("flows.bulk.ccc", "cubic")],
-        "flows.bulk.ccc",
-        "unknown key",
-    );
+    let e = bad(&[("flows.bulk.ccc", "cubic")], "flows.bulk.ccc", "unknown key");
     assert!(e.choices.contains(&"cc".to_string()));
     bad(&[("run.duration.x", "1")], "run.duration.x", "not a table");
     bad(&[("flows..cc", "reno")], "flows..cc", "dotted");
@@ -50,40 +35,20 @@ fn override_of_unknown_key_is_rejected() {
 
 #[test]
 fn bad_rate_unit_lists_rate_units() {
-    let e = bad(
-        &[("links.bottleneck.rate", "100Mbit")],
-        "links.bottleneck.rate",
-        "unit",
-    );
+    let e = bad(&[("links.bottleneck.rate", "100Mbit")], "links.bottleneck.rate", "unit");
     assert!(e.choices.contains(&"Mbps".to_string()));
 }
 
 #[test]
 fn rate_without_unit_string_is_rejected() {
-    bad(
-        &[("links.bottleneck.rate", "100")],
-        "links.bottleneck.rate",
-        "unit",
-    );
-    bad(
-        &[("links.bottleneck.rate", "\"100\"")],
-        "links.bottleneck.rate",
-        "missing a unit",
-    );
+    bad(&[("links.bottleneck.rate", "100")], "links.bottleneck.rate", "unit");
+    bad(&[("links.bottleneck.rate", "\"100\"")], "links.bottleneck.rate", "missing a unit");
 }
 
 #[test]
 fn zero_and_negative_rates_are_rejected() {
-    bad(
-        &[("links.bottleneck.rate", "0Mbps")],
-        "links.bottleneck.rate",
-        "> 0",
-    );
-    bad(
-        &[("links.bottleneck.rate", "-5Mbps")],
-        "links.bottleneck.rate",
-        "negative",
-    );
+    bad(&[("links.bottleneck.rate", "0Mbps")], "links.bottleneck.rate", "> 0");
+    bad(&[("links.bottleneck.rate", "-5Mbps")], "links.bottleneck.rate", "negative");
 }
 
 #[test]
@@ -105,85 +70,46 @@ fn fractional_nanoseconds_are_rejected() {
 
 #[test]
 fn unknown_cc_lists_the_registry() {
-    let e = bad(
-        &[("flows.bulk.cc", "cubicc")],
-        "flows.bulk.cc",
-        "unknown congestion controller",
-    );
+    let e = bad(&[("flows.bulk.cc", "cubicc")], "flows.bulk.cc", "unknown congestion controller");
     assert!(e.choices.contains(&"newreno".to_string()));
 }
 
 #[test]
 fn cc_on_udp_flow_is_rejected() {
-    bad(
-        &[("flows.cross.cc", "newreno")],
-        "flows.cross.cc",
-        "only for tcp",
-    );
+    bad(&[("flows.cross.cc", "newreno")], "flows.cross.cc", "only for tcp");
 }
 
 #[test]
 fn tcp_options_on_udp_flow_are_rejected() {
-    bad(
-        &[("flows.cross.tcp.mss", "1000B")],
-        "flows.cross.tcp",
-        "only for tcp",
-    );
+    bad(&[("flows.cross.tcp.mss", "1000B")], "flows.cross.tcp", "only for tcp");
 }
 
 #[test]
 fn packet_size_on_tcp_flow_is_rejected() {
-    bad(
-        &[("flows.bulk.packet_size", "1000B")],
-        "flows.bulk.packet_size",
-        "udp",
-    );
+    bad(&[("flows.bulk.packet_size", "1000B")], "flows.bulk.packet_size", "udp");
 }
 
 #[test]
 fn unknown_protocol_lists_protocols() {
-    let e = bad(
-        &[("flows.bulk.protocol", "sctp")],
-        "flows.bulk.protocol",
-        "unknown protocol",
-    );
+    let e = bad(&[("flows.bulk.protocol", "sctp")], "flows.bulk.protocol", "unknown protocol");
     assert_eq!(e.choices, ["tcp", "udp", "mptcp", "quic", "mpquic"]);
 }
 
 #[test]
 fn unknown_node_in_link_lists_nodes() {
-    let e = bad(
-        &[("links.b.between", "[\"r2\", \"d9\"]")],
-        "links.b.between[1]",
-        "unknown node",
-    );
+    let e = bad(&[("links.b.between", "[\"r2\", \"d9\"]")], "links.b.between[1]", "unknown node");
     assert_eq!(e.choices, ["s1", "d1", "r1", "r2"]);
 }
 
 #[test]
 fn link_needs_exactly_two_different_nodes() {
-    bad(
-        &[("links.b.between", "[\"r2\"]")],
-        "links.b.between",
-        "exactly 2",
-    );
-    bad(
-        &[("links.b.between", "[\"r2\", \"r2\"]")],
-        "links.b.between",
-        "two different",
-    );
+    bad(&[("links.b.between", "[\"r2\"]")], "links.b.between", "exactly 2");
+    bad(&[("links.b.between", "[\"r2\", \"r2\"]")], "links.b.between", "two different");
 }
 
 #[test]
 fn disconnected_destination_has_no_route() {
-    bad(
-        &[
-            ("nodes.hosts", "[\"s1\", \"d1\", \"x\"]"),
-            ("flows.bulk.to", "x"),
-        ],
-        "flows.bulk.to",
-        "no route",
-    );
+    bad(&[("nodes.hosts", "[\"s1\", \"d1\", \"x\"]"), ("flows.bulk.to", "x")], "flows.bulk.to", "no route");
 }
 
 #[test]
@@ -193,10 +119,7 @@ fn hosts_do_not_forward() {
         &[
             ("nodes.hosts", "[\"s1\", \"d1\", \"x\"]"),
             ("links.b.between", "[\"r2\", \"x\"]"),
-            (
-                "links.c",
-                "{ between = [\"x\", \"d1\"], rate = \"1Gbps\", delay = \"1ms\" }",
-            ),
+            ("links.c", "{ between = [\"x\", \"d1\"], rate = \"1Gbps\", delay = \"1ms\" }"),
         ],
         "flows.bulk.to",
         "no route",
@@ -205,48 +128,17 @@ fn hosts_do_not_forward() {
 
 #[test]
 fn bad_path_hop_names_its_position() {
-    bad(
-        &[("flows.bulk.path", "[\"s1\", \"r2\", \"d1\"]")],
-        "flows.bulk.path[1]",
-        "no link",
-    );
-    bad(
-        &[("flows.bulk.path", "[\"s1\", \"r1\", \"r9\", \"d1\"]")],
-        "flows.bulk.path[2]",
-        "unknown node",
-    );
-    bad(
-        &[("flows.bulk.path", "[\"d1\", \"r1\", \"r2\", \"d1\"]")],
-        "flows.bulk.path[0]",
-        "start",
-    );
-    bad(
-        &[(
-            "flows.bulk.path",
-            "[\"s1\", \"r1\", \"r2\", \"r1\", \"d1\"]",
-        )],
-        "flows.bulk.path[3]",
-        "twice",
-    );
-    bad(
-        &[("flows.bulk.path", "[\"s1\"]")],
-        "flows.bulk.path",
-        "at least two",
-    );
+    bad(&[("flows.bulk.path", "[\"s1\", \"r2\", \"d1\"]")], "flows.bulk.path[1]", "no link");
+    bad(&[("flows.bulk.path", "[\"s1\", \"r1\", \"r9\", \"d1\"]")], "flows.bulk.path[2]", "unknown node");
+    bad(&[("flows.bulk.path", "[\"d1\", \"r1\", \"r2\", \"d1\"]")], "flows.bulk.path[0]", "start");
+    bad(&[("flows.bulk.path", "[\"s1\", \"r1\", \"r2\", \"r1\", \"d1\"]")], "flows.bulk.path[3]", "twice");
+    bad(&[("flows.bulk.path", "[\"s1\"]")], "flows.bulk.path", "at least two");
 }
 
 #[test]
 fn duplicate_host_name_is_rejected() {
-    bad(
-        &[("nodes.hosts", "[\"s1\", \"d1\", \"s1\"]")],
-        "nodes.hosts[2]",
-        "duplicate",
-    );
-    bad(
-        &[("nodes.routers", "[\"r1\", \"d1\"]")],
-        "nodes.routers[1]",
-        "duplicate",
-    );
+    bad(&[("nodes.hosts", "[\"s1\", \"d1\", \"s1\"]")], "nodes.hosts[2]", "duplicate");
+    bad(&[("nodes.routers", "[\"r1\", \"d1\"]")], "nodes.routers[1]", "duplicate");
 }
 
 #[test]
@@ -256,43 +148,21 @@ fn group_name_clashing_with_host_is_rejected() {
 
 #[test]
 fn invalid_names_are_rejected() {
-    bad(
-        &[("nodes.hosts", "[\"s1\", \"d1\", \"a.b\"]")],
-        "nodes.hosts[2]",
-        "invalid name",
-    );
-    bad(
-        &[("nodes.hosts", "[\"s1\", \"d1\", \"a#1\"]")],
-        "nodes.hosts[2]",
-        "invalid name",
-    );
+    bad(&[("nodes.hosts", "[\"s1\", \"d1\", \"a.b\"]")], "nodes.hosts[2]", "invalid name");
+    bad(&[("nodes.hosts", "[\"s1\", \"d1\", \"a#1\"]")], "nodes.hosts[2]", "invalid name");
 }
 
 #[test]
 fn zero_counts_are_rejected() {
     bad(&[("groups.ue.count", "0")], "groups.ue.count", "at least 1");
-    bad(
-        &[("flows.bulk.count", "0")],
-        "flows.bulk.count",
-        "at least 1",
-    );
-    bad(
-        &[("flows.bulk.count", "1.5")],
-        "flows.bulk.count",
-        "integer",
-    );
+    bad(&[("flows.bulk.count", "0")], "flows.bulk.count", "at least 1");
+    bad(&[("flows.bulk.count", "1.5")], "flows.bulk.count", "integer");
 }
 
 #[test]
 fn group_access_link_to_unknown_node_is_rejected() {
     let e = bad(
-        &[
-            ("groups.ue.count", "2"),
-            (
-                "groups.ue.link",
-                "{ to = \"gnb\", rate = \"1Mbps\", delay = \"1ms\" }",
-            ),
-        ],
+        &[("groups.ue.count", "2"), ("groups.ue.link", "{ to = \"gnb\", rate = \"1Mbps\", delay = \"1ms\" }")],
         "groups.ue.link.to",
         "unknown node",
     );
@@ -301,90 +171,42 @@ fn group_access_link_to_unknown_node_is_rejected() {
 
 #[test]
 fn loss_probabilities_are_checked() {
+    bad(&[("links.bottleneck.loss", "{ model = \"bernoulli\", p = 1.0 }")], "links.bottleneck.loss.p", "probability");
+    bad(&[("links.bottleneck.loss", "{ model = \"bernoulli\" }")], "links.bottleneck.loss.p", "missing");
     bad(
-        &[(
-            "links.bottleneck.loss",
-            "{ model = \"bernoulli\", p = 1.0 }",
-        )],
-        "links.bottleneck.loss.p",
-        "probability",
-    );
-    bad(
-        &[("links.bottleneck.loss", "{ model = \"bernoulli\" }")],
-        "links.bottleneck.loss.p",
-        "missing",
-    );
-    bad(
-        &[(
-            "links.bottleneck.loss",
-            "{ model = \"gilbert_elliott\", p_good_to_bad = 0.1, p_bad_to_good = 1.5 }",
-        )],
+        &[("links.bottleneck.loss", "{ model = \"gilbert_elliott\", p_good_to_bad = 0.1, p_bad_to_good = 1.5 }")],
         "links.bottleneck.loss.p_bad_to_good",
         "probability",
     );
-    let e = bad(
-        &[("links.bottleneck.loss", "{ model = \"burst\" }")],
-        "links.bottleneck.loss.model",
-        "unknown model",
-    );
+    let e = bad(&[("links.bottleneck.loss", "{ model = \"burst\" }")], "links.bottleneck.loss.model", "unknown model");
     assert_eq!(e.choices, ["none", "bernoulli", "gilbert_elliott"]);
 }
 
 #[test]
 fn bad_queue_kind_lists_kinds() {
-    let e = bad(
-        &[("links.bottleneck.queue", "{ kind = \"red\" }")],
-        "links.bottleneck.queue.kind",
-        "unknown kind",
-    );
+    let e = bad(&[("links.bottleneck.queue", "{ kind = \"red\" }")], "links.bottleneck.queue.kind", "unknown kind");
     assert_eq!(e.choices, ["droptail", "codel"]);
-    bad(
-        &[("links.bottleneck.queue", "fifo")],
-        "links.bottleneck.queue",
-        "unknown kind",
-    );
+    bad(&[("links.bottleneck.queue", "fifo")], "links.bottleneck.queue", "unknown kind");
 }
 
 #[test]
 fn queue_key_of_another_kind_is_rejected() {
-    let e = bad(
-        &[(
-            "links.bottleneck.queue",
-            "{ kind = \"droptail\", target = \"5ms\" }",
-        )],
-        "links.bottleneck.queue.target",
-        "kind `droptail`",
-    );
+    let e =
+        bad(&[("links.bottleneck.queue", "{ kind = \"droptail\", target = \"5ms\" }")], "links.bottleneck.queue.target", "kind `droptail`");
     assert_eq!(e.choices, ["kind", "limit"]);
 }
 
 #[test]
 fn bad_limit_unit_lists_limit_units() {
-    let e = bad(
-        &[("links.bottleneck.queue.limit", "10furlongs")],
-        "links.bottleneck.queue.limit",
-        "unit",
-    );
+    let e = bad(&[("links.bottleneck.queue.limit", "10furlongs")], "links.bottleneck.queue.limit", "unit");
     assert!(e.choices.contains(&"bdp".to_string()) && e.choices.contains(&"p".to_string()));
-    bad(
-        &[("links.bottleneck.queue.limit", "0bdp")],
-        "links.bottleneck.queue.limit",
-        "> 0",
-    );
-    bad(
-        &[("links.bottleneck.reverse.queue.limit", "2.5p")],
-        "links.bottleneck.reverse.queue.limit",
-        "whole",
-    );
+    bad(&[("links.bottleneck.queue.limit", "0bdp")], "links.bottleneck.queue.limit", "> 0");
+    bad(&[("links.bottleneck.reverse.queue.limit", "2.5p")], "links.bottleneck.reverse.queue.limit", "whole");
 }
 
 #[test]
 fn stop_must_follow_start() {
-    bad(
-        &[("flows.bulk.start", "5s"), ("flows.bulk.stop", "5s")],
-        "flows.bulk.stop",
-        "after",
-    );
+    bad(&[("flows.bulk.start", "5s"), ("flows.bulk.stop", "5s")], "flows.bulk.stop", "after");
 }
 
 #[test]
@@ -394,36 +216,16 @@ fn start_must_be_before_the_end_of_the_run() {
 
 #[test]
 fn unknown_app_kind_lists_kinds() {
-    let e = bad(
-        &[("flows.bulk.app", "video")],
-        "flows.bulk.app",
-        "unknown kind",
-    );
+    let e = bad(&[("flows.bulk.app", "video")], "flows.bulk.app", "unknown kind");
     assert_eq!(e.choices, ["bulk", "cbr", "poisson", "file"]);
-    bad(
-        &[("flows.bulk.app", "{ kind = \"video\" }")],
-        "flows.bulk.app.kind",
-        "unknown kind",
-    );
-    bad(
-        &[("flows.bulk.app", "cbr")],
-        "flows.bulk.app.rate",
-        "missing",
-    );
-    bad(
-        &[("flows.bulk.app", "{ size = \"1MB\" }")],
-        "flows.bulk.app.size",
-        "kind `bulk`",
-    );
+    bad(&[("flows.bulk.app", "{ kind = \"video\" }")], "flows.bulk.app.kind", "unknown kind");
+    bad(&[("flows.bulk.app", "cbr")], "flows.bulk.app.rate", "missing");
+    bad(&[("flows.bulk.app", "{ size = \"1MB\" }")], "flows.bulk.app.size", "kind `bulk`");
 }
 
 #[test]
 fn write_size_on_udp_cbr_is_rejected() {
-    bad(
-        &[("flows.cross.app.write_size", "100B")],
-        "flows.cross.app.write_size",
-        "udp",
-    );
+    bad(&[("flows.cross.app.write_size", "100B")], "flows.cross.app.write_size", "udp");
 }
 
 #[test]
@@ -453,14 +255,8 @@ fn flow_to_itself_is_rejected() {
 fn groups_at_both_ends_need_equal_counts() {
     bad(
         &[
-            (
-                "groups.g1",
-                "{ count = 2, link = { to = \"r1\", rate = \"1Gbps\", delay = \"1ms\" } }",
-            ),
-            (
-                "groups.g2",
-                "{ count = 3, link = { to = \"r2\", rate = \"1Gbps\", delay = \"1ms\" } }",
-            ),
+            ("groups.g1", "{ count = 2, link = { to = \"r1\", rate = \"1Gbps\", delay = \"1ms\" } }"),
+            ("groups.g2", "{ count = 3, link = { to = \"r2\", rate = \"1Gbps\", delay = \"1ms\" } }"),
             ("flows.bulk.from", "g1"),
             ("flows.bulk.to", "g2"),
         ],
@@ -471,66 +267,26 @@ fn groups_at_both_ends_need_equal_counts() {
 
 #[test]
 fn jain_group_naming_unknown_entry_is_rejected() {
-    let e = bad(
-        &[("metrics.jain_groups.all", "[\"bulk\", \"nope\"]")],
-        "metrics.jain_groups.all[1]",
-        "unknown flow entry",
-    );
+    let e = bad(&[("metrics.jain_groups.all", "[\"bulk\", \"nope\"]")], "metrics.jain_groups.all[1]", "unknown flow entry");
     assert_eq!(e.choices, ["bulk", "cross"]);
-    bad(
-        &[("metrics.jain_groups.bulk", "[\"cross\"]")],
-        "metrics.jain_groups.bulk",
-        "already a flow entry",
-    );
-    bad(
-        &[("metrics.jain_groups.all", "[]")],
-        "metrics.jain_groups.all",
-        "at least one",
-    );
+    bad(&[("metrics.jain_groups.bulk", "[\"cross\"]")], "metrics.jain_groups.bulk", "already a flow entry");
+    bad(&[("metrics.jain_groups.all", "[]")], "metrics.jain_groups.all", "at least one");
 }
 
 #[test]
 fn udp_packet_must_carry_a_payload() {
-    bad(
-        &[("flows.cross.packet_size", "28B")],
-        "flows.cross.packet_size",
-        "packet size",
-    );
-    bad(
-        &[("flows.cross.packet_size", "70000B")],
-        "flows.cross.packet_size",
-        "packet size",
-    );
+    bad(&[("flows.cross.packet_size", "28B")], "flows.cross.packet_size", "packet size");
+    bad(&[("flows.cross.packet_size", "70000B")], "flows.cross.packet_size", "packet size");
 }
 
 #[test]
 fn tcp_option_ranges_are_checked() {
     bad(&[("flows.bulk.tcp.mss", "0B")], "flows.bulk.tcp.mss", "> 0");
-    bad(
-        &[("flows.bulk.tcp.initial_cwnd", "0")],
-        "flows.bulk.tcp.initial_cwnd",
-        "at least 1",
-    );
-    bad(
-        &[("flows.bulk.tcp.min_rto", "200s")],
-        "flows.bulk.tcp.min_rto",
-        "max_rto",
-    );
-    bad(
-        &[("flows.bulk.tcp.recv_buffer", "1000B")],
-        "flows.bulk.tcp.recv_buffer",
-        "segment",
-    );
-    bad(
-        &[("flows.bulk.tcp.handshake", "yes")],
-        "flows.bulk.tcp.handshake",
-        "true or false",
-    );
-    bad(
-        &[("flows.bulk.tcp.delayed_ack.timeout", "0ms")],
-        "flows.bulk.tcp.delayed_ack.timeout",
-        "> 0",
-    );
+    bad(&[("flows.bulk.tcp.initial_cwnd", "0")], "flows.bulk.tcp.initial_cwnd", "at least 1");
+    bad(&[("flows.bulk.tcp.min_rto", "200s")], "flows.bulk.tcp.min_rto", "max_rto");
+    bad(&[("flows.bulk.tcp.recv_buffer", "1000B")], "flows.bulk.tcp.recv_buffer", "segment");
+    bad(&[("flows.bulk.tcp.handshake", "yes")], "flows.bulk.tcp.handshake", "true or false");
+    bad(&[("flows.bulk.tcp.delayed_ack.timeout", "0ms")], "flows.bulk.tcp.delayed_ack.timeout", "> 0");
 }
 
 #[test]
@@ -557,15 +313,8 @@ fn toml_syntax_errors_give_the_line() {
 
 #[test]
 fn display_joins_key_reason_and_choices() {
-    let e = bad(
-        &[("flows.bulk.protocol", "sctp")],
-        "flows.bulk.protocol",
-        "sctp",
-    );
-    assert_eq!(
-        e.to_string(),
-        "flows.bulk.protocol: unknown protocol `sctp` (valid: tcp, udp, mptcp, quic, mpquic)"
-    );
+    let e = bad(&[("flows.bulk.protocol", "sctp")], "flows.bulk.protocol", "sctp");
+    assert_eq!(e.to_string(), "flows.bulk.protocol: unknown protocol `sctp` (valid: tcp, udp, mptcp, quic, mpquic)");
     let e = bad(&[("flows.bulk.start", "10s")], "flows.bulk.start", "before");
     assert!(!e.to_string().contains("valid:"));
 }
@@ -586,10 +335,7 @@ fn event_on_an_unknown_link_lists_the_links() {
     bad_event(r#"at = "1s", link = "bottleneck.up", action = "down""#, "events[0].link", "unknown link");
     // The index names the offending entry.
     bad(
-        &[(
-            "events",
-            r#"[{ at = "1s", link = "a", action = "down" }, { at = "2s", link = "zz", action = "up" }]"#,
-        )],
+        &[("events", r#"[{ at = "1s", link = "a", action = "down" }, { at = "2s", link = "zz", action = "up" }]"#)],
         "events[1].link",
         "unknown link",
     );
@@ -656,11 +402,7 @@ fn unknown_capacity_model_lists_the_models() {
     bad_capacity(r#""lte""#, "mean", "missing");
     bad_capacity(r#"{ mean = "1Mbps" }"#, "model", "missing");
     bad_capacity("3", "", "expected a table or a model name");
-    bad(
-        &[("links.bottleneck.reverse.capacity", r#"{ model = "wifi" }"#)],
-        "links.bottleneck.reverse.capacity.model",
-        "unknown model",
-    );
+    bad(&[("links.bottleneck.reverse.capacity", r#"{ model = "wifi" }"#)], "links.bottleneck.reverse.capacity.model", "unknown model");
 }
 
 #[test]
@@ -709,11 +451,7 @@ fn mptcp_keys_are_only_for_mptcp_flows() {
 
 #[test]
 fn unknown_scheduler_lists_the_schedulers() {
-    let e = bad(
-        &[("flows.bulk.protocol", "mptcp"), ("flows.bulk.scheduler", "fastest")],
-        "flows.bulk.scheduler",
-        "unknown scheduler",
-    );
+    let e = bad(&[("flows.bulk.protocol", "mptcp"), ("flows.bulk.scheduler", "fastest")], "flows.bulk.scheduler", "unknown scheduler");
     for s in ["default", "minrtt", "blest", "ecf", "cpf"] {
         assert!(e.choices.contains(&s.to_string()), "{s}");
     }
@@ -755,7 +493,8 @@ fn quic_options_are_checked_by_key() {
     bad(&[quic, ("flows.bulk.quic.pto_probe_packets", "3")], "flows.bulk.quic.pto_probe_packets", "");
     // Schedulers and paths belong to mpquic, not single-path quic.
     bad(&[quic, ("flows.bulk.scheduler", "\"blp\"")], "flows.bulk.scheduler", "only for mptcp and mpquic");
-    let e = bad(&[("flows.bulk.protocol", "\"mpquic\""), ("flows.bulk.scheduler", "\"fastest\"")], "flows.bulk.scheduler", "unknown scheduler");
+    let e =
+        bad(&[("flows.bulk.protocol", "\"mpquic\""), ("flows.bulk.scheduler", "\"fastest\"")], "flows.bulk.scheduler", "unknown scheduler");
     assert!(e.choices.contains(&"blp".to_string()));
 }
 

@@ -46,10 +46,7 @@ app = { kind = "cbr", rate = "1Mbps" }
 "#;
 
 fn sets(overrides: &[(&str, &str)]) -> Vec<(String, String)> {
-    overrides
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
 /// Load `BASE` with overrides; must succeed.

@@ -20,17 +20,8 @@ impl Rng {
 /// flows from h0 to every other host (`fan_out`) or from every other host to h0.
 fn random_scenario(rng: &mut Rng, fan_out: bool) -> String {
     let (hosts, routers) = (2 + rng.next(4), 1 + rng.next(5));
-    let names = |p: &str, n: u64| {
-        (0..n)
-            .map(|i| format!("\"{p}{i}\""))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut t = format!(
-        "[run]\nduration = \"1s\"\n[nodes]\nhosts = [{}]\nrouters = [{}]\n",
-        names("h", hosts),
-        names("r", routers)
-    );
+    let names = |p: &str, n: u64| (0..n).map(|i| format!("\"{p}{i}\"")).collect::<Vec<_>>().join(", ");
+    let mut t = format!("[run]\nduration = \"1s\"\n[nodes]\nhosts = [{}]\nrouters = [{}]\n", names("h", hosts), names("r", routers));
     let node = |i: u64| {
         if i < hosts {
             format!("h{i}")
@@ -43,30 +34,22 @@ fn random_scenario(rng: &mut Rng, fan_out: bool) -> String {
         if a != b {
             t += &format!(
                 "[links.l{l:02}]\nbetween = [\"{}\", \"{}\"]\nrate = \"1Mbps\"\ndelay = \"{}ms\"\nreverse = {{ delay = \"{}ms\" }}\n",
-                node(a), node(b), rng.next(3), rng.next(3)
+                node(a),
+                node(b),
+                rng.next(3),
+                rng.next(3)
             );
         }
     }
     for h in 1..hosts {
-        let (from, to) = if fan_out {
-            ("h0".to_string(), format!("h{h}"))
-        } else {
-            (format!("h{h}"), "h0".to_string())
-        };
+        let (from, to) = if fan_out { ("h0".to_string(), format!("h{h}")) } else { (format!("h{h}"), "h0".to_string()) };
         t += &format!("[flows.f{h}]\nfrom = \"{from}\"\nto = \"{to}\"\n");
     }
     t
 }
 
 /// Minimum over all simple paths from `at` to `dst` with routers inside.
-fn brute(
-    spec: &RunSpec,
-    at: u32,
-    dst: u32,
-    path: &mut Vec<LinkId>,
-    seen: &mut Vec<u32>,
-    best: &mut Option<(u64, usize, Vec<LinkId>)>,
-) {
+fn brute(spec: &RunSpec, at: u32, dst: u32, path: &mut Vec<LinkId>, seen: &mut Vec<u32>, best: &mut Option<(u64, usize, Vec<LinkId>)>) {
     if at == dst {
         let delay = path.iter().map(|&e| spec.links[e as usize].delay).sum();
         let cand = (delay, path.len(), path.clone());
@@ -100,11 +83,7 @@ fn routes_match_brute_force_in_both_search_directions() {
             let spec = &result.as_ref().unwrap().spec;
             let mut best = None;
             brute(spec, f.src, f.dst, &mut vec![], &mut vec![f.src], &mut best);
-            assert_eq!(
-                Some(&f.fwd_route),
-                best.as_ref().map(|b| &b.2),
-                "case {case}:\n{text}"
-            );
+            assert_eq!(Some(&f.fwd_route), best.as_ref().map(|b| &b.2), "case {case}:\n{text}");
             checked += 1;
         }
         if let Err(e) = &result {
@@ -138,10 +117,6 @@ to = "sv"
 "#;
     let spec = load(text, &[], None).unwrap().spec;
     assert_eq!(spec.flows.len(), 12_000);
-    let names: Vec<_> = spec.flows[11_999]
-        .fwd_route
-        .iter()
-        .map(|&e| spec.links[e as usize].name.as_str())
-        .collect();
+    let names: Vec<_> = spec.flows[11_999].fwd_route.iter().map(|&e| spec.links[e as usize].name.as_str()).collect();
     assert_eq!(names, ["cl#11999", "core", "sv#11999.rev"]);
 }

@@ -8,30 +8,18 @@ use crate::transport::tcp::RtoFormula;
 use mptlab_engine::time::{MILLISECOND, SECOND};
 
 fn link<'a>(spec: &'a RunSpec, name: &str) -> &'a LinkSpec {
-    spec.links
-        .iter()
-        .find(|l| l.name == name)
-        .unwrap_or_else(|| panic!("no link {name}"))
+    spec.links.iter().find(|l| l.name == name).unwrap_or_else(|| panic!("no link {name}"))
 }
 
 fn bytes_limit(l: &LinkSpec) -> u64 {
     match l.queue {
-        QueueSpec::DropTail {
-            limit: QueueLimit::Bytes(b),
-        }
-        | QueueSpec::CoDel {
-            limit: QueueLimit::Bytes(b),
-            ..
-        } => b,
+        QueueSpec::DropTail { limit: QueueLimit::Bytes(b) } | QueueSpec::CoDel { limit: QueueLimit::Bytes(b), .. } => b,
         ref q => panic!("expected a byte limit, got {q:?}"),
     }
 }
 
 fn route_names(spec: &RunSpec, route: &[LinkId]) -> Vec<String> {
-    route
-        .iter()
-        .map(|&e| spec.links[e as usize].name.clone())
-        .collect()
+    route.iter().map(|&e| spec.links[e as usize].name.clone()).collect()
 }
 
 #[test]
@@ -45,79 +33,40 @@ fn defaults_are_filled_in() {
     assert_eq!((bulk.name.as_str(), bulk.group.as_str()), ("bulk", "bulk"));
     assert!(matches!(bulk.app, AppSpec::Bulk));
     assert_eq!((bulk.start, bulk.stop), (0, None));
-    let TransportSpec::Tcp(tcp) = &bulk.transport else {
-        panic!("bulk is tcp")
-    };
+    let TransportSpec::Tcp(tcp) = &bulk.transport else { panic!("bulk is tcp") };
     assert_eq!(tcp.cc.name(), "newreno");
     let tcp = &tcp.config;
-    assert_eq!(
-        (tcp.mss, tcp.initial_cwnd_segments, tcp.handshake, tcp.sack),
-        (1460, 10, true, true)
-    );
-    assert_eq!(
-        (tcp.min_rto, tcp.initial_rto, tcp.max_rto),
-        (200 * MILLISECOND, SECOND, 120 * SECOND)
-    );
-    assert_eq!(
-        (
-            tcp.delayed_ack.enabled,
-            tcp.delayed_ack.every,
-            tcp.delayed_ack.timeout
-        ),
-        (true, 2, 40 * MILLISECOND)
-    );
+    assert_eq!((tcp.mss, tcp.initial_cwnd_segments, tcp.handshake, tcp.sack), (1460, 10, true, true));
+    assert_eq!((tcp.min_rto, tcp.initial_rto, tcp.max_rto), (200 * MILLISECOND, SECOND, 120 * SECOND));
+    assert_eq!((tcp.delayed_ack.enabled, tcp.delayed_ack.every, tcp.delayed_ack.timeout), (true, 2, 40 * MILLISECOND));
     assert_eq!((tcp.send_buffer, tcp.recv_buffer), (4_000_000, 6_000_000));
     assert_eq!((tcp.pacing, tcp.tlp), (false, true), "Linux defaults: no fq pacing, tail loss probes on");
     assert_eq!(tcp.rto, RtoFormula::Linux, "Linux's RTO formula by default");
     let cross = &spec.flows[1];
-    let TransportSpec::Udp(udp) = &cross.transport else {
-        panic!("cross is udp")
-    };
+    let TransportSpec::Udp(udp) = &cross.transport else { panic!("cross is udp") };
     assert_eq!(udp.payload, 1472);
-    assert!(matches!(
-        cross.app,
-        AppSpec::Cbr {
-            rate_bps: 1_000_000,
-            write_size: 1472
-        }
-    ));
+    assert!(matches!(cross.app, AppSpec::Cbr { rate_bps: 1_000_000, write_size: 1472 }));
     assert!(matches!(link(&spec, "bottleneck").loss, LossSpec::None));
-    assert_eq!(
-        spec.jain_groups,
-        vec![
-            ("bulk".to_string(), vec![0]),
-            ("cross".to_string(), vec![1])
-        ]
-    );
+    assert_eq!(spec.jain_groups, vec![("bulk".to_string(), vec![0]), ("cross".to_string(), vec![1])]);
 }
 
 #[test]
 fn duplex_links_become_two_directions_with_reverse_routes() {
     let spec = base_ok(&[("links.bottleneck.reverse", "{ rate = \"10Mbps\" }")]).spec;
     let names: Vec<_> = spec.links.iter().map(|l| l.name.as_str()).collect();
-    assert_eq!(
-        names,
-        ["a", "a.rev", "b", "b.rev", "bottleneck", "bottleneck.rev"]
-    );
+    assert_eq!(names, ["a", "a.rev", "b", "b.rev", "bottleneck", "bottleneck.rev"]);
     let (fwd, rev) = (link(&spec, "bottleneck"), link(&spec, "bottleneck.rev"));
     assert_eq!((fwd.from, fwd.to, rev.from, rev.to), (2, 3, 3, 2));
     assert_eq!((fwd.rate_bps, rev.rate_bps), (100_000_000, 10_000_000));
     assert_eq!(rev.delay, 10 * MILLISECOND);
     let f = &spec.flows[0];
     assert_eq!(route_names(&spec, &f.fwd_route), ["a", "bottleneck", "b"]);
-    assert_eq!(
-        route_names(&spec, &f.rev_route),
-        ["b.rev", "bottleneck.rev", "a.rev"]
-    );
+    assert_eq!(route_names(&spec, &f.rev_route), ["b.rev", "bottleneck.rev", "a.rev"]);
 }
 
 #[test]
 fn bdp_of_a_one_gigabit_ten_millisecond_path_is_two_and_a_half_megabytes() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/bench/w1.toml"
-    ))
-    .unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/bench/w1.toml")).unwrap();
     let spec = load(&text, &[], None).unwrap().spec;
     assert_eq!(bytes_limit(link(&spec, "bottleneck")), 2_500_000);
     assert_eq!(bytes_limit(link(&spec, "bottleneck.rev")), 2_500_000);
@@ -127,35 +76,20 @@ fn bdp_of_a_one_gigabit_ten_millisecond_path_is_two_and_a_half_megabytes() {
 fn bdp_uses_the_longest_round_trip_crossing_the_direction() {
     // Bulk flows cross a (1 ms), bottleneck (10 ms), b (1 ms): RTT 24 ms on every direction.
     let spec = base_ok(&[("links.bottleneck.queue.limit", "2bdp")]).spec;
-    assert_eq!(
-        bytes_limit(link(&spec, "bottleneck")),
-        2 * 100_000_000 / 8 * 24 / 1000
-    );
+    assert_eq!(bytes_limit(link(&spec, "bottleneck")), 2 * 100_000_000 / 8 * 24 / 1000);
     assert_eq!(bytes_limit(link(&spec, "a")), 1_000_000_000 / 8 * 24 / 1000);
 }
 
 #[test]
 fn bdp_of_an_unused_link_uses_twice_its_delay_and_never_drops_below_a_packet() {
     let spec = base_ok(&[
-        (
-            "links.spare",
-            "{ between = [\"r1\", \"r2\"], rate = \"100Mbps\", delay = \"50ms\" }",
-        ),
-        (
-            "links.zero",
-            "{ between = [\"s1\", \"r2\"], rate = \"1Gbps\", delay = \"0s\" }",
-        ),
-        (
-            "links.tiny",
-            "{ between = [\"r1\", \"d1\"], rate = \"1Mbps\", delay = \"5ms\" }",
-        ),
+        ("links.spare", "{ between = [\"r1\", \"r2\"], rate = \"100Mbps\", delay = \"50ms\" }"),
+        ("links.zero", "{ between = [\"s1\", \"r2\"], rate = \"1Gbps\", delay = \"0s\" }"),
+        ("links.tiny", "{ between = [\"r1\", \"d1\"], rate = \"1Mbps\", delay = \"5ms\" }"),
         ("links.a.delay", "0s"),
     ])
     .spec;
-    assert_eq!(
-        bytes_limit(link(&spec, "spare")),
-        100_000_000 / 8 * 100 / 1000
-    );
+    assert_eq!(bytes_limit(link(&spec, "spare")), 100_000_000 / 8 * 100 / 1000);
     // zero (0 ms) + b (1 ms) is the shortest route for both flows now; `tiny` carries no flow:
     // 2 x 5 ms at 1 Mbit/s = 1250 B, raised to one 1500 B packet.
     assert_eq!(bytes_limit(link(&spec, "tiny")), 1500);
@@ -167,47 +101,19 @@ fn bdp_of_an_unused_link_uses_twice_its_delay_and_never_drops_below_a_packet() {
 
 #[test]
 fn time_and_packet_limits_resolve() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/codel.toml"
-    ))
-    .unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/codel.toml")).unwrap();
     let spec = load(&text, &[], None).unwrap().spec;
     match link(&spec, "bottleneck").queue {
-        QueueSpec::CoDel {
-            limit,
-            target,
-            interval,
-        } => {
+        QueueSpec::CoDel { limit, target, interval } => {
             assert!(matches!(limit, QueueLimit::Bytes(125_000)));
             assert_eq!((target, interval), (5 * MILLISECOND, 100 * MILLISECOND));
         }
         ref q => panic!("expected codel, got {q:?}"),
     }
-    let spec = base_ok(&[
-        ("links.bottleneck.queue", "{ kind = \"codel\" }"),
-        ("links.a.queue.limit", "64p"),
-    ])
-    .spec;
-    assert!(matches!(
-        link(&spec, "bottleneck").queue,
-        QueueSpec::CoDel {
-            limit: QueueLimit::Packets(1000),
-            ..
-        }
-    ));
-    assert!(matches!(
-        link(&spec, "a").queue,
-        QueueSpec::DropTail {
-            limit: QueueLimit::Packets(64)
-        }
-    ));
-    assert!(matches!(
-        link(&spec, "a.rev").queue,
-        QueueSpec::DropTail {
-            limit: QueueLimit::Packets(64)
-        }
-    ));
+    let spec = base_ok(&[("links.bottleneck.queue", "{ kind = \"codel\" }"), ("links.a.queue.limit", "64p")]).spec;
+    assert!(matches!(link(&spec, "bottleneck").queue, QueueSpec::CoDel { limit: QueueLimit::Packets(1000), .. }));
+    assert!(matches!(link(&spec, "a").queue, QueueSpec::DropTail { limit: QueueLimit::Packets(64) }));
+    assert!(matches!(link(&spec, "a.rev").queue, QueueSpec::DropTail { limit: QueueLimit::Packets(64) }));
 }
 
 #[test]
@@ -215,120 +121,59 @@ fn dijkstra_picks_the_lower_delay_path() {
     // A second r1 -> r2 route through r3 with 2 + 2 ms beats the 10 ms bottleneck.
     let spec = base_ok(&[
         ("nodes.routers", "[\"r1\", \"r2\", \"r3\"]"),
-        (
-            "links.x1",
-            "{ between = [\"r1\", \"r3\"], rate = \"10Mbps\", delay = \"2ms\" }",
-        ),
-        (
-            "links.x2",
-            "{ between = [\"r3\", \"r2\"], rate = \"10Mbps\", delay = \"2ms\" }",
-        ),
+        ("links.x1", "{ between = [\"r1\", \"r3\"], rate = \"10Mbps\", delay = \"2ms\" }"),
+        ("links.x2", "{ between = [\"r3\", \"r2\"], rate = \"10Mbps\", delay = \"2ms\" }"),
     ])
     .spec;
-    assert_eq!(
-        route_names(&spec, &spec.flows[0].fwd_route),
-        ["a", "x1", "x2", "b"]
-    );
-    assert_eq!(
-        route_names(&spec, &spec.flows[0].rev_route),
-        ["b.rev", "x2.rev", "x1.rev", "a.rev"]
-    );
+    assert_eq!(route_names(&spec, &spec.flows[0].fwd_route), ["a", "x1", "x2", "b"]);
+    assert_eq!(route_names(&spec, &spec.flows[0].rev_route), ["b.rev", "x2.rev", "x1.rev", "a.rev"]);
 }
 
 #[test]
 fn equal_delay_ties_go_to_fewer_hops_then_lower_link_ids() {
     let detour = [
         ("nodes.routers", "[\"r1\", \"r2\", \"r3\"]"),
-        (
-            "links.x1",
-            "{ between = [\"r1\", \"r3\"], rate = \"10Mbps\", delay = \"5ms\" }",
-        ),
-        (
-            "links.x2",
-            "{ between = [\"r3\", \"r2\"], rate = \"10Mbps\", delay = \"5ms\" }",
-        ),
+        ("links.x1", "{ between = [\"r1\", \"r3\"], rate = \"10Mbps\", delay = \"5ms\" }"),
+        ("links.x2", "{ between = [\"r3\", \"r2\"], rate = \"10Mbps\", delay = \"5ms\" }"),
     ];
     let spec = base_ok(&detour).spec;
-    assert_eq!(
-        route_names(&spec, &spec.flows[0].fwd_route),
-        ["a", "bottleneck", "b"]
-    );
+    assert_eq!(route_names(&spec, &spec.flows[0].fwd_route), ["a", "bottleneck", "b"]);
     // A parallel 10 ms link named `aaa` sorts first and so has the lower id.
-    let spec = base_ok(&[(
-        "links.aaa",
-        "{ between = [\"r1\", \"r2\"], rate = \"1Mbps\", delay = \"10ms\" }",
-    )])
-    .spec;
-    assert_eq!(
-        route_names(&spec, &spec.flows[0].fwd_route),
-        ["a", "aaa", "b"]
-    );
+    let spec = base_ok(&[("links.aaa", "{ between = [\"r1\", \"r2\"], rate = \"1Mbps\", delay = \"10ms\" }")]).spec;
+    assert_eq!(route_names(&spec, &spec.flows[0].fwd_route), ["a", "aaa", "b"]);
     // Explicit paths take the lowest-delay link between two nodes.
     let spec = base_ok(&[
-        (
-            "links.aaa",
-            "{ between = [\"r1\", \"r2\"], rate = \"1Mbps\", delay = \"20ms\" }",
-        ),
+        ("links.aaa", "{ between = [\"r1\", \"r2\"], rate = \"1Mbps\", delay = \"20ms\" }"),
         ("flows.bulk.path", "[\"s1\", \"r1\", \"r2\", \"d1\"]"),
     ])
     .spec;
-    assert_eq!(
-        route_names(&spec, &spec.flows[0].fwd_route),
-        ["a", "bottleneck", "b"]
-    );
+    assert_eq!(route_names(&spec, &spec.flows[0].fwd_route), ["a", "bottleneck", "b"]);
 }
 
 #[test]
 fn explicit_path_overrides_the_shortest_path() {
     let spec = base_ok(&[
         ("nodes.routers", "[\"r1\", \"r2\", \"r3\"]"),
-        (
-            "links.x1",
-            "{ between = [\"r1\", \"r3\"], rate = \"10Mbps\", delay = \"2ms\" }",
-        ),
-        (
-            "links.x2",
-            "{ between = [\"r3\", \"r2\"], rate = \"10Mbps\", delay = \"2ms\" }",
-        ),
+        ("links.x1", "{ between = [\"r1\", \"r3\"], rate = \"10Mbps\", delay = \"2ms\" }"),
+        ("links.x2", "{ between = [\"r3\", \"r2\"], rate = \"10Mbps\", delay = \"2ms\" }"),
         ("flows.bulk.path", "[\"s1\", \"r1\", \"r2\", \"d1\"]"),
     ])
     .spec;
-    assert_eq!(
-        route_names(&spec, &spec.flows[0].fwd_route),
-        ["a", "bottleneck", "b"]
-    );
-    assert_eq!(
-        route_names(&spec, &spec.flows[1].fwd_route),
-        ["a", "x1", "x2", "b"]
-    );
+    assert_eq!(route_names(&spec, &spec.flows[0].fwd_route), ["a", "bottleneck", "b"]);
+    assert_eq!(route_names(&spec, &spec.flows[1].fwd_route), ["a", "x1", "x2", "b"]);
 }
 
 #[test]
 fn groups_expand_into_members_links_and_flows() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/groups.toml"
-    ))
-    .unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/groups.toml")).unwrap();
     let spec = load(&text, &[], None).unwrap().spec;
     assert_eq!(spec.nodes.len(), 3 + 50);
     assert_eq!(spec.nodes[3].name, "ue#0");
     assert_eq!(spec.nodes[52].name, "ue#49");
     assert!(spec.nodes[3..].iter().all(|n| n.kind == NodeKind::Host));
     let up = link(&spec, "ue#7");
-    assert_eq!(
-        (
-            spec.nodes[up.from as usize].name.as_str(),
-            spec.nodes[up.to as usize].name.as_str()
-        ),
-        ("ue#7", "gnb")
-    );
-    assert!(matches!(
-        up.queue,
-        QueueSpec::DropTail {
-            limit: QueueLimit::Packets(100)
-        }
-    ));
+    assert_eq!((spec.nodes[up.from as usize].name.as_str(), spec.nodes[up.to as usize].name.as_str()), ("ue#7", "gnb"));
+    assert!(matches!(up.queue, QueueSpec::DropTail { limit: QueueLimit::Packets(100) }));
     assert_eq!(link(&spec, "backhaul.rev").rate_bps, 50_000_000);
     // Entries in name order: sensors (one flow per member), then uploads (count 5 from ue#0).
     assert_eq!(spec.flows.len(), 55);
@@ -336,21 +181,9 @@ fn groups_expand_into_members_links_and_flows() {
     assert_eq!(spec.nodes[spec.flows[49].src as usize].name, "ue#49");
     assert_eq!(spec.flows[50].name, "uploads#0");
     assert_eq!(spec.flows[54].name, "uploads#4");
-    assert_eq!(
-        route_names(&spec, &spec.flows[49].fwd_route),
-        ["ue#49", "backhaul", "server"]
-    );
-    assert!(matches!(
-        spec.flows[0].app,
-        AppSpec::Poisson {
-            rate_bps: 100_000,
-            message_size: 172
-        }
-    ));
-    assert!(matches!(
-        spec.flows[50].app,
-        AppSpec::File { size: 2_000_000 }
-    ));
+    assert_eq!(route_names(&spec, &spec.flows[49].fwd_route), ["ue#49", "backhaul", "server"]);
+    assert!(matches!(spec.flows[0].app, AppSpec::Poisson { rate_bps: 100_000, message_size: 172 }));
+    assert!(matches!(spec.flows[50].app, AppSpec::File { size: 2_000_000 }));
     assert_eq!(spec.jain_groups.len(), 3);
     assert_eq!(spec.jain_groups[2].0, "everything");
     assert_eq!(spec.jain_groups[2].1, (0..55).collect::<Vec<FlowId>>());
@@ -359,14 +192,8 @@ fn groups_expand_into_members_links_and_flows() {
 #[test]
 fn two_groups_pair_member_by_member() {
     let spec = base_ok(&[
-        (
-            "groups.cl",
-            "{ count = 3, link = { to = \"r1\", rate = \"1Gbps\", delay = \"1ms\" } }",
-        ),
-        (
-            "groups.sv",
-            "{ count = 3, link = { to = \"r2\", rate = \"1Gbps\", delay = \"1ms\" } }",
-        ),
+        ("groups.cl", "{ count = 3, link = { to = \"r1\", rate = \"1Gbps\", delay = \"1ms\" } }"),
+        ("groups.sv", "{ count = 3, link = { to = \"r2\", rate = \"1Gbps\", delay = \"1ms\" } }"),
         ("flows.bulk.from", "cl"),
         ("flows.bulk.to", "sv"),
         ("flows.bulk.count", "2"),
@@ -374,13 +201,7 @@ fn two_groups_pair_member_by_member() {
     .spec;
     let pairs: Vec<_> = spec.flows[..6]
         .iter()
-        .map(|f| {
-            (
-                f.name.as_str(),
-                spec.nodes[f.src as usize].name.as_str(),
-                spec.nodes[f.dst as usize].name.as_str(),
-            )
-        })
+        .map(|f| (f.name.as_str(), spec.nodes[f.src as usize].name.as_str(), spec.nodes[f.dst as usize].name.as_str()))
         .collect();
     assert_eq!(
         pairs,
@@ -398,18 +219,12 @@ fn two_groups_pair_member_by_member() {
 #[test]
 fn thousands_of_group_flows_route_quickly() {
     let spec = base_ok(&[
-        (
-            "groups.ue",
-            "{ count = 12000, link = { to = \"r1\", rate = \"1Mbps\", delay = \"1ms\" } }",
-        ),
+        ("groups.ue", "{ count = 12000, link = { to = \"r1\", rate = \"1Mbps\", delay = \"1ms\" } }"),
         ("flows.bulk.from", "ue"),
     ])
     .spec;
     assert_eq!(spec.flows.len(), 12_001);
-    assert_eq!(
-        route_names(&spec, &spec.flows[11_999].fwd_route),
-        ["ue#11999", "bottleneck", "b"]
-    );
+    assert_eq!(route_names(&spec, &spec.flows[11_999].fwd_route), ["ue#11999", "bottleneck", "b"]);
 }
 
 #[test]
@@ -430,19 +245,11 @@ fn overrides_change_values() {
     assert_eq!(spec.seed, 42);
     let names: Vec<_> = spec.flows.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["bulk#0", "bulk#1", "bulk#2", "cross"]);
-    let TransportSpec::Tcp(tcp) = &spec.flows[0].transport else {
-        panic!()
-    };
+    let TransportSpec::Tcp(tcp) = &spec.flows[0].transport else { panic!() };
     assert_eq!(tcp.cc.name(), "newreno");
     assert!(!tcp.config.tlp);
     assert_eq!(tcp.config.rto, RtoFormula::Rfc6298);
-    assert!(matches!(
-        spec.flows[3].app,
-        AppSpec::Cbr {
-            rate_bps: 2_500_000,
-            ..
-        }
-    ));
+    assert!(matches!(spec.flows[3].app, AppSpec::Cbr { rate_bps: 2_500_000, .. }));
     assert_eq!(spec.jain_groups[0], ("bulk".to_string(), vec![0, 1, 2]));
 }
 
@@ -457,10 +264,7 @@ fn seed_argument_overrides_the_file() {
 fn canonical_is_identical_across_loads_and_spellings() {
     let a = base_ok(&[]).canonical;
     let b = base_ok(&[]).canonical;
-    assert_eq!(
-        serde_json::to_string(&a).unwrap(),
-        serde_json::to_string(&b).unwrap()
-    );
+    assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
     let c = base_ok(&[
         ("links.a.rate", "1000Mbps"),
         ("links.a.delay", "1000us"),
@@ -469,10 +273,7 @@ fn canonical_is_identical_across_loads_and_spellings() {
         ("links.bottleneck.queue", "{ limit = \"1.0bdp\" }"),
     ])
     .canonical;
-    assert_eq!(
-        serde_json::to_string(&a).unwrap(),
-        serde_json::to_string(&c).unwrap()
-    );
+    assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&c).unwrap());
 }
 
 #[test]
@@ -494,23 +295,14 @@ fn canonical_fills_every_default_in_one_spelling() {
     assert!(c["flows"]["cross"].get("cc").is_none());
     assert!(c["flows"]["bulk"].get("stop").is_none());
     let keys: Vec<_> = c.as_object().unwrap().keys().cloned().collect();
-    assert_eq!(
-        keys,
-        ["flows", "groups", "links", "metrics", "nodes", "run"]
-    );
+    assert_eq!(keys, ["flows", "groups", "links", "metrics", "nodes", "run"]);
 }
 
 #[test]
 fn loss_models_resolve() {
     let spec = base_ok(&[
-        (
-            "links.bottleneck.loss",
-            "{ model = \"bernoulli\", p = 0.01 }",
-        ),
-        (
-            "links.bottleneck.reverse.loss",
-            "{ model = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.5 }",
-        ),
+        ("links.bottleneck.loss", "{ model = \"bernoulli\", p = 0.01 }"),
+        ("links.bottleneck.reverse.loss", "{ model = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.5 }"),
     ])
     .spec;
     assert!(matches!(link(&spec, "bottleneck").loss, LossSpec::Bernoulli { p } if p == 0.01));
@@ -544,11 +336,8 @@ const EVENTS: &str = r#"[
 #[test]
 fn events_resolve_to_directions_in_time_then_file_order() {
     let spec = base_ok(&[("events", EVENTS)]).spec;
-    let got: Vec<(u64, String, LinkAction)> = spec
-        .events
-        .iter()
-        .map(|e| (e.at / SECOND, spec.links[e.link as usize].name.clone(), e.action))
-        .collect();
+    let got: Vec<(u64, String, LinkAction)> =
+        spec.events.iter().map(|e| (e.at / SECOND, spec.links[e.link as usize].name.clone(), e.action)).collect();
     let want = [
         (5, "bottleneck", LinkAction::Down),
         (5, "bottleneck.rev", LinkAction::Down),
@@ -604,18 +393,17 @@ fn lte_capacity_defaults_are_filled_in_and_inherited_by_the_reverse_direction() 
 #[test]
 fn capacity_none_on_the_reverse_direction_is_kept_only_where_it_matters() {
     let l = base_ok(&[
-        ("links.bottleneck.capacity", r#"{ model = "trace", times = ["0s", "1s"], rates = ["5Mbps", "7Mbps"], repeat = true, period = "2s" }"#),
+        (
+            "links.bottleneck.capacity",
+            r#"{ model = "trace", times = ["0s", "1s"], rates = ["5Mbps", "7Mbps"], repeat = true, period = "2s" }"#,
+        ),
         ("links.bottleneck.reverse.capacity", "none"),
         ("links.a.capacity", "none"),
         ("links.b.reverse.capacity", r#"{ model = "none" }"#),
     ]);
     assert_eq!(
         link(&l.spec, "bottleneck").capacity,
-        Some(CapacitySpec::Trace {
-            times: vec![0, SECOND],
-            rates_bps: vec![5_000_000, 7_000_000],
-            period: Some(2 * SECOND)
-        })
+        Some(CapacitySpec::Trace { times: vec![0, SECOND], rates_bps: vec![5_000_000, 7_000_000], period: Some(2 * SECOND) })
     );
     assert_eq!(link(&l.spec, "bottleneck.rev").capacity, None);
     assert_eq!(l.canonical["links"]["bottleneck"]["reverse"]["capacity"]["model"], "none");
@@ -639,9 +427,6 @@ fn canonical_form_with_events_and_capacity_reads_back_the_same() {
     ]);
     let text = toml::to_string(&l.canonical).expect("the canonical form is TOML-serialisable");
     let again = load(&text, &[], None).unwrap_or_else(|e| panic!("{e}\n---\n{text}"));
-    assert_eq!(
-        serde_json::to_string(&l.canonical).unwrap(),
-        serde_json::to_string(&again.canonical).unwrap()
-    );
+    assert_eq!(serde_json::to_string(&l.canonical).unwrap(), serde_json::to_string(&again.canonical).unwrap());
     assert_eq!(l.spec.events, again.spec.events);
 }

@@ -30,13 +30,7 @@ pub struct MptcpConfig {
 
 impl Default for MptcpConfig {
     fn default() -> Self {
-        Self {
-            send_buffer: 4 << 20,
-            recv_buffer: 6 << 20,
-            join_delay: 0,
-            reinject_on_rto: true,
-            opportunistic_retransmit: false,
-        }
+        Self { send_buffer: 4 << 20, recv_buffer: 6 << 20, join_delay: 0, reinject_on_rto: true, opportunistic_retransmit: false }
     }
 }
 
@@ -45,4 +39,3 @@ impl Default for MptcpConfig {
 pub const DSS_DATA_BYTES: u32 = 28;
 /// DSS option with only an 8-octet DATA_ACK, on a pure ACK: 4 + 8.
 pub const DSS_ACK_BYTES: u32 = 12;
-

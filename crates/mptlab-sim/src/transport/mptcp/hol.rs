@@ -63,10 +63,7 @@ pub struct PathDelays {
 
 impl PathDelays {
     pub fn new(paths: usize) -> Self {
-        PathDelays {
-            placed: vec![VecDeque::new(); paths],
-            interval_max: vec![None; paths],
-        }
+        PathDelays { placed: vec![VecDeque::new(); paths], interval_max: vec![None; paths] }
     }
 
     /// A chunk ending at data sequence `end`, handed over at `handed`, was placed on path `i`.
@@ -146,36 +143,21 @@ mod tests {
         p.placed(0, 4000, 70 * MS);
         p.clear(0);
         p.acked(90 * MS, 0, 4000);
-        assert_eq!(
-            p.take(0),
-            None,
-            "a closed path's chunks are not measured on it"
-        );
+        assert_eq!(p.take(0), None, "a closed path's chunks are not measured on it");
     }
 
     #[test]
-    fn zeta_is_eq_8_with_both_maxima_over_the_paths_and_non_negative_when_the_slowest_path_reports()
-    {
+    fn zeta_is_eq_8_with_both_maxima_over_the_paths_and_non_negative_when_the_slowest_path_reports() {
         // T_1 = 100 (τ_1 = 80), T_2 = 70 (τ_2 = 55): T_over = 100, ζ = 100 − 80 = 20.
-        assert_eq!(
-            zeta(&[Some(100.0), Some(70.0)], &[Some(80.0), Some(55.0)]),
-            Some((100.0, 20.0))
-        );
+        assert_eq!(zeta(&[Some(100.0), Some(70.0)], &[Some(80.0), Some(55.0)]), Some((100.0, 20.0)));
         // With T_i = τ_i + θ_i, θ_i ≥ 0 and the slowest path reporting, ζ ≥ θ of that path ≥ 0.
         for (th1, th2) in [(0.0, 0.0), (3.0, 50.0), (0.0, 40.0)] {
-            let (_, z) = zeta(
-                &[Some(80.0 + th1), Some(55.0 + th2)],
-                &[Some(80.0), Some(55.0)],
-            )
-            .unwrap();
+            let (_, z) = zeta(&[Some(80.0 + th1), Some(55.0 + th2)], &[Some(80.0), Some(55.0)]).unwrap();
             assert!(z >= th1, "{z}");
         }
         // Case (a) of the header: the slow path (τ = 80) acknowledged nothing in k and the fast
         // one's T_2 = 60 < 80: ζ = −20, as eq. (8) is written (max over all m paths).
-        assert_eq!(
-            zeta(&[None, Some(60.0)], &[Some(80.0), Some(55.0)]),
-            Some((60.0, -20.0))
-        );
+        assert_eq!(zeta(&[None, Some(60.0)], &[Some(80.0), Some(55.0)]), Some((60.0, -20.0)));
         // No T_i in the interval, or no SRTT anywhere: no sample.
         assert_eq!(zeta(&[None, None], &[Some(80.0), Some(55.0)]), None);
         assert_eq!(zeta(&[Some(1.0), None], &[None, None]), None);

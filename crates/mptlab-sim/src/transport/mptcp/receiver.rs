@@ -233,4 +233,3 @@ impl MptcpReceiver {
         self.stamp(&mut out[n0..]);
     }
 }
-

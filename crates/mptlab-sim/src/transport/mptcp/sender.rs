@@ -420,12 +420,20 @@ impl MptcpSender {
 
     pub fn deadline(&self, i: usize) -> Option<Time> {
         let s = &self.subs[i];
-        if s.state == SubState::Active { s.snd.deadline() } else { None }
+        if s.state == SubState::Active {
+            s.snd.deadline()
+        } else {
+            None
+        }
     }
 
     pub fn pacing_deadline(&self, i: usize) -> Option<Time> {
         let s = &self.subs[i];
-        if s.state == SubState::Active { s.snd.pacing_deadline() } else { None }
+        if s.state == SubState::Active {
+            s.snd.pacing_deadline()
+        } else {
+            None
+        }
     }
 
     // ----- data level -------------------------------------------------------------------
@@ -506,7 +514,11 @@ impl MptcpSender {
     #[inline]
     fn data_limit(&self) -> u64 {
         let cap = self.data_una + self.send_buffer();
-        if self.unlimited { cap } else { self.write_end.min(cap) }
+        if self.unlimited {
+            cap
+        } else {
+            self.write_end.min(cap)
+        }
     }
 
     fn fill_views(&mut self) {
@@ -634,7 +646,11 @@ impl MptcpSender {
     /// with `tcp_wmem[1]` (16 KiB), one not opened or closed with nothing.
     #[inline]
     fn send_buffer(&self) -> u64 {
-        if self.kernel { self.msk_sndbuf } else { self.cfg.send_buffer }
+        if self.kernel {
+            self.msk_sndbuf
+        } else {
+            self.cfg.send_buffer
+        }
     }
 
     /// Recompute `msk_sndbuf` (kernel model) after what it depends on may have changed: a
@@ -781,12 +797,7 @@ impl MptcpSender {
             return;
         };
         self.fill_views();
-        let target = self
-            .views
-            .iter()
-            .filter(|v| v.id != k && v.usable && v.has_space)
-            .min_by_key(|v| (v.srtt, v.id))
-            .map(|v| v.id);
+        let target = self.views.iter().filter(|v| v.id != k && v.usable && v.has_space).min_by_key(|v| (v.srtt, v.id)).map(|v| v.id);
         let Some(i) = target else { return };
         self.last_opportunistic = Some(una);
         self.stats.opportunistic_retransmits += 1;

@@ -294,7 +294,14 @@ impl QuicCongestion {
     }
 
     /// `newest`: the snapshot and send time of the newest acknowledged in-flight packet.
-    fn on_acked<P>(&mut self, now: Time, out: &RecoveryOutcome<P>, rtt: &RttEstimator, in_flight_after: u64, newest: Option<(TxState, Time)>) {
+    fn on_acked<P>(
+        &mut self,
+        now: Time,
+        out: &RecoveryOutcome<P>,
+        rtt: &RttEstimator,
+        in_flight_after: u64,
+        newest: Option<(TxState, Time)>,
+    ) {
         let mut after_start = 0u64;
         for p in out.acked.iter().filter(|p| p.in_flight) {
             if !self.sent_in_recovery(p.time_sent) {

@@ -46,12 +46,12 @@
 //!   CONNECTION_CLOSE and idle timeout, ECN, path MTU discovery, PATH_STATUS frames.
 
 use super::config::{QuicConfig, MAX_PATHS};
+use super::path::SentFrames;
 use super::path::{PathState, QuicPath};
 use super::recovery::{RecoveryOutcome, Timeout};
 use super::sent::SentPacket;
 use super::streams::{RecvConfig, RecvStreams, SendStreams, StreamFrame};
 use super::wire::{self, Frames, WirePacket, AEAD_TAG_BYTES, MIN_INITIAL_UDP_PAYLOAD};
-use super::path::SentFrames;
 use crate::cc::{CcConfig, CongestionControl, SubflowCcView};
 use crate::sched::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
 use mptlab_engine::Time;
@@ -314,7 +314,11 @@ impl QuicConn {
 
     /// The interface came back: the client opens a new path on the slot.
     pub fn path_up(&mut self, now: Time, slot: usize) {
-        if self.role == Role::Client && self.cfg.multipath && self.confirmed && matches!(self.paths[slot].state, PathState::Abandoned | PathState::Idle) {
+        if self.role == Role::Client
+            && self.cfg.multipath
+            && self.confirmed
+            && matches!(self.paths[slot].state, PathState::Abandoned | PathState::Idle)
+        {
             self.paths[slot].state = PathState::Idle;
             self.opens[slot] = Some(now + self.cfg.path_open_delay);
         }
@@ -654,7 +658,8 @@ impl QuicConn {
         let p = &self.paths[i];
         let others = self.paths.iter().enumerate().any(|(k, q)| k != i && q.usable());
         if self.cfg.multipath && others && !p.failed && p.state == PathState::Active && p.recovery.pto_count() >= self.cfg.failure_ptos {
-            let stranded: Vec<StreamFrame> = p.recovery.sent_packets().outstanding_frames().flat_map(|f| f.stream.iter().copied()).collect();
+            let stranded: Vec<StreamFrame> =
+                p.recovery.sent_packets().outstanding_frames().flat_map(|f| f.stream.iter().copied()).collect();
             let p = &mut self.paths[i];
             p.failed = true;
             p.stats.failures += 1;
@@ -765,7 +770,11 @@ impl QuicConn {
     /// RFC 9000 §8.1: bytes the server may still send before the client's address is
     /// validated (three times what it received).
     fn amplification_credit(&self) -> u64 {
-        if self.addr_validated { u64::MAX } else { (3 * self.amp_received).saturating_sub(self.amp_sent) }
+        if self.addr_validated {
+            u64::MAX
+        } else {
+            (3 * self.amp_received).saturating_sub(self.amp_sent)
+        }
     }
 
     fn amplification_allows(&self, size: u32) -> bool {
@@ -802,7 +811,9 @@ impl QuicConn {
         let conn = self.conn_view(now, size);
         match self.sched.select(&conn, &self.views) {
             Decision::Send(i) if self.paths.get(i).is_some_and(|p| p.usable() && p.has_space(now, size)) => Some(i),
-            Decision::Redundant(mask) => (0..self.paths.len()).find(|&i| mask & (1 << i) != 0 && self.paths[i].usable() && self.paths[i].has_space(now, size)),
+            Decision::Redundant(mask) => {
+                (0..self.paths.len()).find(|&i| mask & (1 << i) != 0 && self.paths[i].usable() && self.paths[i].has_space(now, size))
+            }
             _ => None,
         }
     }
@@ -1025,7 +1036,11 @@ impl QuicConn {
             p.recovery.on_untracked_packet_sent(pn);
         }
         self.stats.stream_bytes_retransmitted = self.send.stats.retransmitted_bytes;
-        debug_assert!(buf.udp_payload <= self.cfg.max_udp_payload.max(MIN_INITIAL_UDP_PAYLOAD), "{kind:?} packet of {} B: {buf:?}", buf.udp_payload);
+        debug_assert!(
+            buf.udp_payload <= self.cfg.max_udp_payload.max(MIN_INITIAL_UDP_PAYLOAD),
+            "{kind:?} packet of {} B: {buf:?}",
+            buf.udp_payload
+        );
         Some(i)
     }
 }

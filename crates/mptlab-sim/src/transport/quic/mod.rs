@@ -44,23 +44,22 @@ pub mod recovery;
 pub mod rtt;
 pub mod sent;
 pub mod streams;
-pub mod wire;
-#[cfg(test)]
-mod tests_conn;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_cc;
 #[cfg(test)]
+mod tests_conn;
+#[cfg(test)]
 mod tests_streams;
+pub mod wire;
 
-pub use config::{QuicConfig, MAX_PATHS};
-pub use conn::{ConnStats, QuicConn, Role, Transmit};
-pub use path::{PathState, PathStats, QuicPath};
-pub use wire::{Frames, PathAck, WirePacket};
 pub use ack::{AckConfig, AckFrame, AckManager, Received};
 pub use cc::{initial_window_datagrams, QuicCongestion};
+pub use config::{QuicConfig, MAX_PATHS};
+pub use conn::{ConnStats, QuicConn, Role, Transmit};
 pub use flow::{FlowControlError, RecvWindow, SendCredit, FLOW_CONTROL_ERROR};
+pub use path::{PathState, PathStats, QuicPath};
 pub use recovery::{AckError, LossRecovery, RecoveryConfig, RecoveryOutcome, Timeout, TimerKind};
 pub use rtt::{RttEstimator, GRANULARITY, INITIAL_RTT};
 pub use sent::SentPacket;
@@ -68,3 +67,4 @@ pub use streams::{
     RangeSet, RecvConfig, RecvStats, RecvStream, RecvStreams, SendStats, SendStream, SendStreams, StreamError, StreamFrame,
     FINAL_SIZE_ERROR,
 };
+pub use wire::{Frames, PathAck, WirePacket};

@@ -81,7 +81,8 @@ impl QuicPath {
             handshake_confirmed: !cfg.handshake,
             ..RecoveryConfig::default()
         };
-        let ac = AckConfig { max_ack_delay: cfg.max_ack_delay, ack_eliciting_threshold: cfg.ack_eliciting_threshold, ..AckConfig::default() };
+        let ac =
+            AckConfig { max_ack_delay: cfg.max_ack_delay, ack_eliciting_threshold: cfg.ack_eliciting_threshold, ..AckConfig::default() };
         Self {
             id,
             state,
@@ -130,6 +131,10 @@ impl QuicPath {
     /// Smoothed RTT, 0 before the first sample.
     pub fn srtt(&self) -> Time {
         let r = self.recovery.rtt();
-        if r.has_sample() { r.smoothed_rtt() } else { 0 }
+        if r.has_sample() {
+            r.smoothed_rtt()
+        } else {
+            0
+        }
     }
 }

@@ -233,7 +233,13 @@ impl<F> LossRecovery<F> {
 
     /// Appendix A.7 OnAckReceived. `ranges` are inclusive (smallest, largest) pairs, largest
     /// first, as an ACK frame lists them; `ack_delay` is the peer's decoded ACK Delay.
-    pub fn on_ack_received(&mut self, now: Time, ranges: &[(u64, u64)], ack_delay: Time, out: &mut RecoveryOutcome<F>) -> Result<(), AckError> {
+    pub fn on_ack_received(
+        &mut self,
+        now: Time,
+        ranges: &[(u64, u64)],
+        ack_delay: Time,
+        out: &mut RecoveryOutcome<F>,
+    ) -> Result<(), AckError> {
         out.clear();
         out.prior_in_flight = self.sent.bytes_in_flight();
         let ack_largest = validate(ranges, self.sent.largest_sent())?;
@@ -330,7 +336,11 @@ impl<F> LossRecovery<F> {
 
     fn compute_pto_period(&self) -> Time {
         let base = self.rtt.pto_base(self.cfg.max_ack_delay);
-        if self.pto_count >= 63 { Time::MAX } else { base.saturating_mul(1 << self.pto_count) }
+        if self.pto_count >= 63 {
+            Time::MAX
+        } else {
+            base.saturating_mul(1 << self.pto_count)
+        }
     }
 
     /// Appendix A.9 OnLossDetectionTimeout.

@@ -101,7 +101,11 @@ impl RttEstimator {
 
     /// Smallest sample so far (0 before any sample).
     pub fn min_rtt(&self) -> Time {
-        if self.min_rtt == Time::MAX { 0 } else { self.min_rtt }
+        if self.min_rtt == Time::MAX {
+            0
+        } else {
+            self.min_rtt
+        }
     }
 
     pub fn smoothed_rtt(&self) -> Time {

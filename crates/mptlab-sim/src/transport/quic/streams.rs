@@ -652,7 +652,8 @@ impl RecvStreams {
     pub fn on_frame(&mut self, f: &StreamFrame) -> Result<u64, StreamError> {
         let i = self.index(f.stream).unwrap_or_else(|i| {
             let window = RecvWindow::new(self.cfg.max_stream_data);
-            self.streams.insert(i, RecvStream { id: f.stream, delivered: 0, read: 0, highest: 0, final_size: None, ooo: RangeSet::new(), window });
+            self.streams
+                .insert(i, RecvStream { id: f.stream, delivered: 0, read: 0, highest: 0, final_size: None, ooo: RangeSet::new(), window });
             i
         });
         let s = &mut self.streams[i];

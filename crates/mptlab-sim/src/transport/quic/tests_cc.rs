@@ -9,7 +9,7 @@
 
 use super::*;
 use crate::cc::{AnyCc, CcConfig, CongestionControl};
-use mptlab_engine::time::{MILLISECOND as MS, MICROSECOND as US};
+use mptlab_engine::time::{MICROSECOND as US, MILLISECOND as MS};
 use mptlab_engine::Time;
 use std::collections::VecDeque;
 
@@ -27,7 +27,12 @@ struct Path {
 impl Path {
     fn new(cc: &str) -> Self {
         let cfg = CcConfig::default_for(cc).expect("a registry name");
-        Self { rec: LossRecovery::new(RecoveryConfig::default()), cc: QuicCongestion::from_config(&cfg, MDS), out: RecoveryOutcome::new(), next_pn: 0 }
+        Self {
+            rec: LossRecovery::new(RecoveryConfig::default()),
+            cc: QuicCongestion::from_config(&cfg, MDS),
+            out: RecoveryOutcome::new(),
+            next_pn: 0,
+        }
     }
 
     /// Send `n` ack-eliciting datagrams at `now` (regardless of the window); returns the first

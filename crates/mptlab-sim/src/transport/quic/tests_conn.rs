@@ -371,4 +371,3 @@ fn an_abandoned_path_hands_its_frames_over_and_tells_the_peer() {
     assert!(net2.cli.paths[1].id >= 2, "a new Path ID");
     assert_eq!(net2.srv.paths[1].id, net2.cli.paths[1].id);
 }
-

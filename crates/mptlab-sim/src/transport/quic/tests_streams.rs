@@ -418,11 +418,8 @@ fn fuzz_one(seed: u64) {
             3 | 4 if !net.is_empty() => {
                 // Random pick = reordering; a copy may stay behind = duplication.
                 let i = rand(&mut rng, net.len() as u64) as usize;
-                let p = if rand(&mut rng, 100) < p_dup {
-                    Packet { id: net[i].id, frames: net[i].frames.clone() }
-                } else {
-                    net.swap_remove(i)
-                };
+                let p =
+                    if rand(&mut rng, 100) < p_dup { Packet { id: net[i].id, frames: net[i].frames.clone() } } else { net.swap_remove(i) };
                 if rand(&mut rng, 100) < p_loss {
                     dropped.push(p.id);
                     continue;

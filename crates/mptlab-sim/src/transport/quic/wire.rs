@@ -167,7 +167,11 @@ pub struct RareFrames {
 
 impl RareFrames {
     fn is_ack_eliciting(&self) -> bool {
-        self.crypto.is_some() || self.max_data.is_some() || !self.max_stream_data.is_empty() || self.data_blocked.is_some() || self.path_abandon.is_some()
+        self.crypto.is_some()
+            || self.max_data.is_some()
+            || !self.max_stream_data.is_empty()
+            || self.data_blocked.is_some()
+            || self.path_abandon.is_some()
     }
 }
 
@@ -279,7 +283,9 @@ impl WirePacket {
     pub fn frames_len(&self, multipath: bool) -> u32 {
         let f = &self.frames;
         let acks = self.acks.iter().map(|a| a.len(multipath)).sum::<u32>();
-        acks + control_frames_len(f, multipath) + f.crypto().map_or(0, crypto_frame_len) + f.stream.iter().map(stream_frame_len).sum::<u32>()
+        acks + control_frames_len(f, multipath)
+            + f.crypto().map_or(0, crypto_frame_len)
+            + f.stream.iter().map(stream_frame_len).sum::<u32>()
     }
 
     /// Bytes on the wire: UDP payload + IPv4/UDP headers.

@@ -85,8 +85,7 @@ impl RateEstimator {
         let delivered = self.delivered - p.delivered;
         // f64 rather than u128 arithmetic: an order of magnitude cheaper on every ACK, exact to
         // far below a byte per second, and IEEE-deterministic.
-        let delivery_rate = (interval > 0 && interval >= min_rtt)
-            .then(|| (delivered as f64 * SECOND as f64 / interval as f64) as u64);
+        let delivery_rate = (interval > 0 && interval >= min_rtt).then(|| (delivered as f64 * SECOND as f64 / interval as f64) as u64);
         Some(RateSample {
             prior_delivered: p.delivered,
             delivered,

@@ -76,7 +76,11 @@ impl RttEstimator {
     #[inline]
     pub fn rto(&self) -> Time {
         let shifted = self.rto.checked_shl(self.backoff).unwrap_or(Time::MAX);
-        if self.backoff >= 32 { self.max_rto } else { shifted.min(self.max_rto) }
+        if self.backoff >= 32 {
+            self.max_rto
+        } else {
+            shifted.min(self.max_rto)
+        }
     }
 
     /// The RTO without backoff, as the last sample set it (the Padhye model's T0).
@@ -112,7 +116,11 @@ impl RttEstimator {
 
     /// Smallest sample so far (0 before any sample).
     pub fn min_rtt(&self) -> Time {
-        if self.min_rtt == Time::MAX { 0 } else { self.min_rtt }
+        if self.min_rtt == Time::MAX {
+            0
+        } else {
+            self.min_rtt
+        }
     }
 
     pub fn latest(&self) -> Time {

@@ -195,7 +195,11 @@ impl TcpSender {
     /// window (RFC 8684 §3.3.4), which the connection enforces; the subflow itself ignores it.
     #[inline]
     fn peer_window(&self, h: &TcpHeader) -> u64 {
-        if self.mptcp_subflow { self.snd_wnd } else { h.wnd }
+        if self.mptcp_subflow {
+            self.snd_wnd
+        } else {
+            h.wnd
+        }
     }
 
     /// Run as an MPTCP subflow (see `mptcp_subflow`).
@@ -379,7 +383,11 @@ impl TcpSender {
     #[inline]
     fn data_limit(&self) -> u64 {
         let cap = self.snd_una + self.cfg.send_buffer;
-        if self.unlimited { cap } else { self.write_end.min(cap) }
+        if self.unlimited {
+            cap
+        } else {
+            self.write_end.min(cap)
+        }
     }
 
     #[inline]
@@ -637,7 +645,13 @@ impl TcpSender {
         if self.phase == Phase::Recovery {
             // DeliveredData (RFC 6937 §3): newly ACKed or SACKed bytes; without SACK the change
             // in snd.una, or one segment per duplicate ACK.
-            let delivered_data = if self.cfg.sack { d.bytes } else if is_dup { mss } else { bytes_acked };
+            let delivered_data = if self.cfg.sack {
+                d.bytes
+            } else if is_dup {
+                mss
+            } else {
+                bytes_acked
+            };
             self.update_prr(delivered_data);
         }
 

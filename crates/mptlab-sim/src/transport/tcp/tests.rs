@@ -7,11 +7,11 @@
 //!
 //! Segments are numbered by index: `seg(i)` is the full-sized data segment at byte `i·MSS`.
 
+use super::config::DelayedAck;
 use super::receiver::TcpReceiver;
 use super::sender::{Phase, TcpSender};
 use super::{RtoFormula, TcpConfig};
 use crate::cc::CcParams;
-use super::config::DelayedAck;
 use crate::transport::segment::{SackBlock, TcpHeader, FLAG_ACK, FLAG_PROBE, FLAG_SYN, MAX_SACK_BLOCKS};
 use mptlab_engine::time::{MILLISECOND as MS, SECOND};
 use mptlab_engine::Time;
@@ -115,7 +115,9 @@ struct Pair {
 
 impl Pair {
     fn new(cfg: TcpConfig, cc_name: &str, rcv_buffer: u64) -> Self {
-        let cc = crate::cc::CcConfig::default_for(cc_name).ok_or("unknown controller").map(|c| c.build(CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments }))
+        let cc = crate::cc::CcConfig::default_for(cc_name)
+            .ok_or("unknown controller")
+            .map(|c| c.build(CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments }))
             .expect("known controller");
         Self {
             now: 0,
@@ -428,8 +430,16 @@ fn two_holes_without_sack(cc_name: &str) -> Pair {
     let w = BIG_BUFFER;
     assert_eq!(
         acks,
-        vec![ack(M, w, &[]), ack(2 * M, w, &[]), ack(3 * M, w, &[]), ack(3 * M, w, &[]), ack(3 * M, w, &[]),
-             ack(3 * M, w, &[]), ack(3 * M, w, &[]), ack(3 * M, w, &[])]
+        vec![
+            ack(M, w, &[]),
+            ack(2 * M, w, &[]),
+            ack(3 * M, w, &[]),
+            ack(3 * M, w, &[]),
+            ack(3 * M, w, &[]),
+            ack(3 * M, w, &[]),
+            ack(3 * M, w, &[]),
+            ack(3 * M, w, &[])
+        ]
     );
     assert_eq!(p.recv_ack().1, vec![seg(10), seg(11)]);
     assert_eq!(p.recv_ack().1, vec![seg(12), seg(13)]);
@@ -614,7 +624,8 @@ fn receiver_reports_distinct_sack_blocks_most_recent_first() {
         expected.push(ack(k(3), w, &[(k(9), k(e)), (k(4), k(8))])); // segments 9–12
     }
     for e in 15..=20 {
-        expected.push(ack(k(3), w, &[(k(14), k(e)), (k(9), k(13)), (k(4), k(8))])); // 14–19
+        expected.push(ack(k(3), w, &[(k(14), k(e)), (k(9), k(13)), (k(4), k(8))]));
+        // 14–19
     }
     for (n, (got, want)) in acks.iter().zip(&expected).enumerate() {
         assert_eq!(got.sack_blocks(), want.sack_blocks(), "ACK #{n}");
@@ -1064,7 +1075,6 @@ fn lost_retransmission_is_resent_when_later_data_is_sacked() {
     assert_eq!(p.snd.phase(), Phase::Open);
     assert!(p.snd.scoreboard().is_empty());
 }
-
 
 // ----- 9. tail loss probes (RFC 8985 §7) -----------------------------------------------------------
 
