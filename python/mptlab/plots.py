@@ -19,7 +19,7 @@ import pyarrow as pa
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from mptlab.results import atomic_write
+from mptlab.atomic import atomic_write
 
 MAX_LINES = 12
 GOODPUT = "goodput.png"

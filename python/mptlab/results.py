@@ -10,24 +10,22 @@ Output folder layout (see docs/cli.md):
     goodput.png         goodput over time per flow (per group mean above 12 flows)
     queue_delay.png     queue delay over time per link that carried traffic
 
-Every file appears atomically: written to a hidden temp file in the same folder, flushed to
-disk, then renamed over the target (`os.replace`). A reader never sees half a file, and an
-interrupted run leaves the previous file (if any) intact.
+Every file appears atomically (mptlab.atomic): written to a hidden temp file in the same
+folder, flushed to disk, then renamed over the target (`os.replace`). A reader never sees half
+a file, and an interrupted run leaves the previous file (if any) intact.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from collections.abc import Callable
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from mptlab.atomic import atomic_write, write_text
 
 #: Columns of `timeseries.parquet` / `Result.timeseries`, in order.
 TIMESERIES_SCHEMA = pa.schema(
@@ -113,44 +111,3 @@ def write_run(res: Result, plots: bool = True) -> list[Path]:
             res.summary, res.timeseries, out, name=res.run_info.get("scenario_name")
         )
     return written
-
-
-def write_text(path: Path, text: str) -> Path:
-    return atomic_write(path, lambda f: f.write(text.encode("utf-8")))
-
-
-def atomic_write(path: Path, write: Callable[[IO[bytes]], Any], durable: bool = True) -> Path:
-    """Create `path` atomically: `write` fills a temp file in the same folder, which is then
-    flushed, fsynced (unless not `durable`) and renamed onto `path`. On any failure the temp
-    file is removed.
-
-    The rename alone makes the file all-or-nothing for any reader and across a killed
-    process; the fsync adds survival of a power loss, at about a millisecond a file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            if durable:
-                os.fsync(f.fileno())
-        # mkstemp creates 0600; give the file the permissions open() would have.
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    return path
-
-
-_UMASK: int | None = None
-
-
-def _umask() -> int:
-    global _UMASK
-    if _UMASK is None:
-        current = os.umask(0)
-        os.umask(current)
-        _UMASK = current
-    return _UMASK

@@ -20,7 +20,7 @@ import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from mptlab.results import atomic_write
+from mptlab.atomic import atomic_write
 
 #: Figure widths in inches (IEEE/ACM two-column layouts).
 SINGLE_COLUMN_IN = 3.5

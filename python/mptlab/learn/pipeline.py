@@ -14,8 +14,8 @@ from typing import Any, Callable
 import numpy as np
 
 from mptlab import _core
+from mptlab.atomic import write_text
 from mptlab.learn import dataset, export, train
-from mptlab.results import write_text
 
 
 @dataclass(frozen=True)

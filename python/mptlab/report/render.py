@@ -11,9 +11,9 @@ from typing import Any
 import pandas as pd
 
 from mptlab import _core
+from mptlab.atomic import write_text
 from mptlab.figures.labels import label
 from mptlab.report.tables import grouped_summary, headline_metrics, runs_table
-from mptlab.results import write_text
 from mptlab.sweeps.store import Store
 
 REPORT = "report.html"

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401 - pa.compute
 import pyarrow.parquet as pq
 
-from mptlab.results import atomic_write, write_text
+from mptlab.atomic import atomic_write, write_text
 from mptlab.sweeps.encode import KINDS
 from mptlab.sweeps.worker import Payload
 
