@@ -14,9 +14,9 @@ import pytest
 
 from conftest import REPO, mptlab
 from mptlab.reproduce.common import permutation_p, spearman
-from mptlab.reproduce.seed001_compare import pair_effect_p, peak_times, trend
-from mptlab.reproduce.seed001_figures import FIGURES, figtext_comparison
-from mptlab.reproduce.seed001_table import (
+from mptlab.reproduce.seed001.compare import pair_effect_p, peak_times, trend
+from mptlab.reproduce.seed001.figures import FIGURES, figtext_comparison
+from mptlab.reproduce.seed001.table import (
     PAIRS,
     RUN_COLUMNS,
     STATS,
@@ -279,9 +279,9 @@ def test_unknown_pair_exits_2(tmp_path: Path) -> None:
     assert not (tmp_path / "x").exists()
 
 
-# --- the claims table (seed001_claims) -------------------------------------------------------
+# --- the claims table (seed001/claims.py) ---------------------------------------------------
 
-from mptlab.reproduce import seed001_claims as claims_mod  # noqa: E402
+from mptlab.reproduce.seed001 import claims as claims_mod  # noqa: E402
 
 
 def _published_as_simulated() -> pd.DataFrame:
@@ -364,14 +364,14 @@ def test_claims_csv_and_report_sections_from_the_pipeline(repro: Path) -> None:
     assert "| all | 144 |" in report
     # Sensitivity: the scenario as shipped and every variant, each with a Table 3 of its own.
     s = pd.read_csv(repro / "sensitivity.csv")
-    from mptlab.reproduce.seed001_sensitivity import ALONE, VARIANTS
+    from mptlab.reproduce.seed001.sensitivity import ALONE, VARIANTS
     assert set(s["variant"]) == {"base", ALONE[0], *(v[0] for v in VARIANTS)}
     assert (s.groupby("variant")["mptcp_cc"].nunique() == 4).all()
     assert "## Sensitivity: parameters the paper does not state" in report
 
 
 def test_sensitivity_summary_is_the_mean_over_path_ccs_of_pair_means_and_order_marks_ties() -> None:
-    from mptlab.reproduce import seed001_sensitivity as sens
+    from mptlab.reproduce.seed001 import sensitivity as sens
 
     def rec(m: str, p: str, seed: int, tput: float) -> dict:
         return {"mptcp_cc": m, "path_cc": p, "seed": seed, "tput_av": tput, "v_av": 100.0, "zeta_av": 20.0,

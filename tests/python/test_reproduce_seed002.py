@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import REPO, mptlab
-from mptlab.reproduce.seed002_metrics import interruptions, total_delay_ms
+from mptlab.reproduce.seed002.metrics import interruptions, total_delay_ms
 
 PUBLISHED = pd.read_csv(REPO / "reference" / "seed002.csv", dtype=str, keep_default_na=False)
 
@@ -129,7 +129,7 @@ def test_every_result_row_is_compared_or_says_why_not(reproduction) -> None:
 
 
 def test_claims_table_has_a_verdict_for_every_claim(reproduction) -> None:
-    from mptlab.reproduce.seed002_claims import CLAIMS
+    from mptlab.reproduce.seed002.claims import CLAIMS
 
     c = pd.read_csv(reproduction.out / "claims.csv", keep_default_na=False)
     assert list(c["id"]) == [cid for cid, _, _, _ in CLAIMS]

@@ -1,4 +1,4 @@
-"""Seed 002's verdict logic (python/mptlab/reproduce/seed002_claims.py) on hand-made inputs: which
+"""Seed 002's verdict logic (python/mptlab/reproduce/seed002/claims.py) on hand-made inputs: which
 published numbers are comparable, the ±10/25/50 % bands, the claim verdicts, the seeds check and
 the sensitivity table."""
 
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from mptlab.reproduce.seed002_claims import (
+from mptlab.reproduce.seed002.claims import (
     CLAIMS,
     FAILS,
     HOLDS,

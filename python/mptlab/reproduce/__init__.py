@@ -4,9 +4,10 @@ numbers: `mptlab reproduce STUDY`.
     from mptlab.reproduce import STUDIES, study
     study("seed001").reproduce(runs=5, out="reproductions/seed001")
 
-One module per study (`seed001`, ...) with a `reproduce(runs, out, workers, dask, ...)`
-function; `common` holds what they share (finding plans and published numbers, rank
-correlations, Markdown tables). See docs/reproductions.md.
+One package per study (`seed001/`, ...) exporting a `reproduce(runs, out, workers, dask, ...)`
+function (its `study` module) and holding the study's tables, claims, figures and report as
+modules of their own; `common` holds what they share (finding plans and published numbers,
+rank correlations, Markdown tables). See docs/reproductions.md.
 """
 
 from __future__ import annotations

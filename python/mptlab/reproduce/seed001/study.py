@@ -6,9 +6,9 @@
 
 Steps: run plans/seed001.toml (12 CC pairs × `runs` seeds of scenarios/seed001-lte.toml)
 through the sweep machinery into OUT/sweep-<N>runs/ (resumable: finished runs are skipped);
-read each run's summary.json from the store; compute Table 3 (seed001_table); draw the figures
-(seed001_figures); write OUT/table3.csv, table3.md, runs.csv, figures/, report.md
-(seed001_report) and the sweep's HTML report OUT/sweep-report.html.
+read each run's summary.json from the store; compute Table 3 (table.py); draw the figures
+(figures.py); write OUT/table3.csv, table3.md, runs.csv, figures/, report.md
+(report.py) and the sweep's HTML report OUT/sweep-report.html.
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ from typing import Any
 
 import pandas as pd
 
-from mptlab.reproduce import seed001_claims, seed001_sensitivity
+from mptlab.atomic import write_text
 from mptlab.reproduce.common import ReproduceError, read_published, repo_file
-from mptlab.reproduce.seed001_table import (
+from mptlab.reproduce.seed001 import claims as seed001_claims
+from mptlab.reproduce.seed001 import sensitivity as seed001_sensitivity
+from mptlab.reproduce.seed001.table import (
     PAIRS,
     RUN_COLUMNS,
     markdown,
@@ -32,7 +34,6 @@ from mptlab.reproduce.seed001_table import (
     table3,
     with_published,
 )
-from mptlab.results import write_text
 
 STUDY = "seed001"
 PLAN = "plans/seed001.toml"
@@ -101,7 +102,7 @@ def sweep_folder(out: Path, plan: Any) -> Path:
 
 def load_runs(folder: Path) -> pd.DataFrame:
     """One row per run of the store: run_key, status, error, seed, cc_pair, mptcp_cc,
-    path_cc and the per-run metrics (seed001_table.RUN_COLUMNS; NaN for failed runs)."""
+    path_cc and the per-run metrics (table.RUN_COLUMNS; NaN for failed runs)."""
     from mptlab.sweeps.store import Store
 
     runs = Store(folder).query(
@@ -198,7 +199,7 @@ def _verdict_counts(claims: pd.DataFrame) -> str:
 
 
 def _trend(folder: Path) -> pd.DataFrame | None:
-    from mptlab.reproduce.seed001_compare import trend
+    from mptlab.reproduce.seed001.compare import trend
 
     try:
         return trend(_flow_series(folder, "goodput_mbps"))
@@ -208,7 +209,7 @@ def _trend(folder: Path) -> pd.DataFrame | None:
 
 def _figures(folder: Path, ok: pd.DataFrame, out: Path) -> tuple[dict[str, int], list[Path], pd.DataFrame | None]:
     """Draw Figs. 3-4 from the representative runs; also return the frame they were drawn from."""
-    from mptlab.reproduce.seed001_figures import SERIES, draw_figures, figure_frame, representative_seeds
+    from mptlab.reproduce.seed001.figures import SERIES, draw_figures, figure_frame, representative_seeds
     from mptlab.sweeps.store import Store
 
     seeds = representative_seeds(ok)
@@ -247,9 +248,9 @@ def _report(out: Path, table: pd.DataFrame, failed: pd.DataFrame, ok: pd.DataFra
             figures: list[Path], frame: pd.DataFrame | None, html: Path | None, folder: Path,
             ref_path: Path, plan: Any, command: str, version: str, claims_md: str = "",
             sensitivity_md: str = "") -> Path:
-    from mptlab.reproduce.seed001_report import Context, render
+    from mptlab.reproduce.seed001.report import Context, render
 
-    from mptlab.reproduce.seed001_compare import peak_times, trend
+    from mptlab.reproduce.seed001.compare import peak_times, trend
 
     ctx = Context(
         command=command,

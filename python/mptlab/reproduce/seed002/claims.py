@@ -12,7 +12,7 @@ the paper measured, 55 of the 92 rows; the other 37 describe the set-up) is
   FlowMonitor, its ref. [14]) gives the quantity: the mean one-way delay of data packets and
   quantities derived from it (IQR, Q3, "x % better");
 - ``inferred``: same unit, but the paper does not define the quantity and ours is a reading
-  of it stated in seed002_metrics: *total delay time* (completion time beyond the capacity
+  of it stated in metrics: *total delay time* (completion time beyond the capacity
   bound: read off the published magnitudes), *mean jitter* (ours is RFC 3550's smoothed
   jitter; FlowMonitor's jitterSum/(rx − 1) is the mean |ΔD| of consecutive packets, which the
   engine's summary does not hold), the *bytes received in 20 s* of Fig. 10 (the network of

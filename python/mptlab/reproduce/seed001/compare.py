@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from mptlab.reproduce.common import permutation_p, spearman
-from mptlab.reproduce.seed001_table import MPTCP_CCS, PAIRS, STATS, Stat, split_pair
+from mptlab.reproduce.seed001.table import MPTCP_CCS, PAIRS, STATS, Stat, split_pair
 
 #: A pair "disagrees" when its rank among the 12 moves by at least this many places.
 DISAGREE_RANKS = 4

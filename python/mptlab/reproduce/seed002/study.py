@@ -7,12 +7,12 @@ controller against the benchmark MPQUIC schedulers.
 
 Steps: run the six plans of CASES (plans/seed002-*.toml, seeds 1..`runs`) through the sweep
 machinery into OUT/sweep-<case>-<N>runs/ (resumable); read each run's summary.json and, for
-the bytes-over-time and cross-traffic cases, its goodput series (seed002_metrics); compute the
-paper's statistics and put them next to reference/seed002.csv (seed002_table); draw the box
-plots and Fig. 10 (seed002_figures); judge which published numbers are comparable and how
+the bytes-over-time and cross-traffic cases, its goodput series (metrics.py); compute the
+paper's statistics and put them next to reference/seed002.csv (table.py); draw the box
+plots and Fig. 10 (figures.py); judge which published numbers are comparable and how
 close, every claim of the abstract, conclusion and §V, the seeds and the sensitivity grid
-(seed002_claims); write OUT/comparison.csv, comparison.md, agreement.csv, claims.csv,
-seeds.csv, sensitivity.csv, runs.csv, stats.csv, figures/ and report.md (seed002_report).
+(claims.py); write OUT/comparison.csv, comparison.md, agreement.csv, claims.csv,
+seeds.csv, sensitivity.csv, runs.csv, stats.csv, figures/ and report.md (report.py).
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from typing import Any
 
 import pandas as pd
 
+from mptlab.atomic import write_text
 from mptlab.reproduce.common import ReproduceError, read_published, repo_file
-from mptlab.reproduce.seed002_table import BLP_OLIA
-from mptlab.reproduce.seed002_metrics import (
+from mptlab.reproduce.seed002.table import BLP_OLIA
+from mptlab.reproduce.seed002.metrics import (
     BIN_S,
     FLOW,
     LONG_GAP_S,
@@ -38,7 +39,6 @@ from mptlab.reproduce.seed002_metrics import (
     interruptions,
     run_record,
 )
-from mptlab.results import write_text
 
 STUDY = "seed002"
 REFERENCE = "seed002.csv"
@@ -222,11 +222,11 @@ def reproduce(
     ReproduceError (exit 2) before running anything when a plan or the published numbers are
     missing; failed runs are left out of the statistics and counted in `failed`."""
     from mptlab import _core
-    from mptlab.reproduce.seed002_claims import agreement, band_counts, claims, seed_report
-    from mptlab.reproduce.seed002_claims import sensitivity as sensitivity_table
-    from mptlab.reproduce.seed002_figures import draw_figures
-    from mptlab.reproduce.seed002_report import render
-    from mptlab.reproduce.seed002_table import comparison, markdown, stats_frame
+    from mptlab.reproduce.seed002.claims import agreement, band_counts, claims, seed_report
+    from mptlab.reproduce.seed002.claims import sensitivity as sensitivity_table
+    from mptlab.reproduce.seed002.figures import draw_figures
+    from mptlab.reproduce.seed002.report import render
+    from mptlab.reproduce.seed002.table import comparison, markdown, stats_frame
     from mptlab.sweeps import sweep
     from mptlab.sweeps.store import StoreError
 

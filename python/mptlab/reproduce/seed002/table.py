@@ -2,7 +2,7 @@
 simulated value.
 
 Statistics (`stats_frame`), per case, group, scheduler and Δλ, over the runs' per-run values
-(seed002_metrics): mean, median, Q1, Q3, IQR = Q3 − Q1 (numpy's linear quantiles), total, n.
+(metrics): mean, median, Q1, Q3, IQR = Q3 − Q1 (numpy's linear quantiles), total, n.
 The groups follow the paper's figures:
 
 - homogeneous, heterogeneous: one group, "all": the runs of the six settings (or
@@ -14,7 +14,7 @@ The groups follow the paper's figures:
 - cross: one group, "all", totals over every run of the case (the paper's "across six
   schedulers");
 - sensitivity: one group per path pair, flow-control window (bytes) and queue limit,
-  "<p2>|<window>|<queue>" (seed002_claims.sensitivity tabulates them).
+  "<p2>|<window>|<queue>" (claims.sensitivity tabulates them).
 
 Published rows (`comparison`): "dlambda=0" is panel (a): BLEST and BLP at Δλ = 0, the other
 schedulers as they are. "dlambda=best" (the paper's "smallest value" over the λ variances) is
@@ -237,7 +237,7 @@ def _fmt(v: Any) -> str:
 
 
 def markdown(table: pd.DataFrame) -> str:
-    """The comparison as Markdown; with `kind` and `ratio` (seed002_claims.agreement) when present."""
+    """The comparison as Markdown; with `kind` and `ratio` (claims.agreement) when present."""
     has = "kind" in table.columns
     rows = []
     for r in table.itertuples():

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from mptlab.reproduce.common import markdown_table
-from mptlab.reproduce.seed002_table import BLP_OLIA, SCHEDULER_ORDER, _fmt, markdown
+from mptlab.reproduce.seed002.table import BLP_OLIA, SCHEDULER_ORDER, _fmt, markdown
 
 PAPER = ("S. Das, J. Guo, K. Parsons, Y. Nagai, T. Sumi, N. Sakaguchi, P. Orlik, S. Kalafatis, "
          "\"Learning Based Scheduling and Adaptive Congestion Control for Multipath QUIC\", "
@@ -146,7 +146,7 @@ def render(table: pd.DataFrame, stats: pd.DataFrame, ok: pd.DataFrame, ctx: dict
 
 def _summary_sections(table: pd.DataFrame, ok: pd.DataFrame, extra: dict[str, pd.DataFrame]) -> list[str]:
     """Agreement counts, the claims table, the seeds check and the sensitivity grid."""
-    from mptlab.reproduce.seed002_claims import BANDS, HOLDS, NC, SCHEDULERS, claim_counts
+    from mptlab.reproduce.seed002.claims import BANDS, HOLDS, NC, SCHEDULERS, claim_counts
 
     L: list[str] = []
     add = L.append
@@ -175,7 +175,7 @@ def _summary_sections(table: pd.DataFrame, ok: pd.DataFrame, extra: dict[str, pd
     if cl is not None and not cl.empty:
         counts = claim_counts(cl)
         add("## Claims: abstract, conclusion and the scheduler orderings of §V\n")
-        add("Verdict rules in `python/mptlab/reproduce/seed002_claims.py` (means of panel (a), strict "
+        add("Verdict rules in `python/mptlab/reproduce/seed002/claims.py` (means of panel (a), strict "
             "orderings, \"A = B\" within 1 %); also `claims.csv`. "
             + "; ".join(f"{k}: {v[HOLDS]} hold, {v['FAILS']} fail, {v[NC]} not comparable" for k, v in counts.items())
             + ".\n")

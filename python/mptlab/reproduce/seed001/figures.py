@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from mptlab.reproduce.seed001_table import MPTCP_CCS, PATH_CCS
+from mptlab.reproduce.seed001.table import MPTCP_CCS, PATH_CCS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 #: Per-run metrics a representative run should be typical in.
 TYPICAL = ("v_av", "zeta_av", "srtt1_av", "srtt2_av", "tput_av")
 
-#: Series the figures use (what seed001._figures fetches from the store).
+#: Series the figures use (what study._figures fetches from the store).
 SERIES = ("goodput_mbps", "hol_degree_ms", "protocol_delay_ms", "srtt_ms")
 HUE, FACET = "MPTCP CC", "path CC"
 #: (file stem, left column, right column); a column is (title, [(series, entity suffix,

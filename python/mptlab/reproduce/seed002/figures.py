@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mptlab.reproduce.seed002_table import DLAMBDAS, SCHEDULER_ORDER
+from mptlab.reproduce.seed002.table import DLAMBDAS, SCHEDULER_ORDER
 
 #: (file stem, case, per-run column, y label) for Figs. 4-9.
 BOXES = (

@@ -1,6 +1,6 @@
 """Seed 001: report.md, the written comparison of the simulated and the published Table 3.
 
-Everything that depends on a result is computed here from the tables (seed001_compare);
+Everything that depends on a result is computed here from the tables (compare);
 the fixed text only describes the method and the known differences between the paper's
 testbed and the model.
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mptlab.reproduce import seed001_compare as cmp
+from mptlab.reproduce.seed001 import compare as cmp
 from mptlab.reproduce.common import markdown_table
-from mptlab.reproduce.seed001_table import markdown as table3_markdown
+from mptlab.reproduce.seed001.table import markdown as table3_markdown
 
 
 @dataclass
@@ -37,15 +37,15 @@ class Context:
     figures: Sequence[str] = ()
     html_report: str | None = None
     failures: Sequence[str] = ()
-    #: seed001_compare.trend: early and late mean goodput per pair (None: not computed).
+    #: compare.trend: early and late mean goodput per pair (None: not computed).
     trend: pd.DataFrame | None = None
-    #: seed001_compare.peak_times per sampled series ("T_over(k)", "ζ(k)").
+    #: compare.peak_times per sampled series ("T_over(k)", "ζ(k)").
     peaks: Mapping[str, float] = field(default_factory=dict)
     #: The representative runs' time series the figures were drawn from; the figure-text
     #: values are measured on it (None: not drawn).
     series: pd.DataFrame | None = None
-    #: The claims section (seed001_claims.markdown) and the sensitivity section
-    #: (seed001_sensitivity.markdown), already rendered ("" leaves them out).
+    #: The claims section (claims.markdown) and the sensitivity section
+    #: (sensitivity.markdown), already rendered ("" leaves them out).
     claims: str = ""
     sensitivity: str = ""
 
@@ -295,8 +295,8 @@ def load_figtext() -> tuple[pd.DataFrame | None, str]:
 
 
 def _figtext_section(ctx: Context, runs: pd.DataFrame | None) -> str:
-    from mptlab.reproduce.seed001 import FLOW
-    from mptlab.reproduce.seed001_figures import figtext_comparison
+    from mptlab.reproduce.seed001.study import FLOW
+    from mptlab.reproduce.seed001.figures import figtext_comparison
 
     head = (
         "## Values the text reads off Figs. 3–4\n\n"

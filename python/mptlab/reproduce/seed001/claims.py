@@ -188,7 +188,7 @@ def cells(table: pd.DataFrame, column: str) -> dict[tuple[str, str, str, str], f
 
 def evaluate(table: pd.DataFrame, trend: pd.DataFrame | None = None) -> pd.DataFrame:
     """claims.csv: one row per claim with its verdict on the simulated table and the numbers
-    behind it (simulated and published). `trend` (seed001_compare.trend: early and late
+    behind it (simulated and published). `trend` (compare.trend: early and late
     goodput per pair) adds the §3.1.5 "tendency to improve over time" row."""
     sim, pub = cells(table, "simulated"), cells(table, "published")
     rows = []
@@ -246,7 +246,7 @@ def markdown(claims: pd.DataFrame, bands: pd.DataFrame, missing: int = 0) -> str
     return (
         "## Claims of the abstract and conclusions\n\n"
         "Each claim read as a predicate on Table 3 (the reading column; see "
-        "`python/mptlab/reproduce/seed001_claims.py`), evaluated on the simulated table (verdict, "
+        "`python/mptlab/reproduce/seed001/claims.py`), evaluated on the simulated table (verdict, "
         "simulated) and on the published one (published: every reading holds there). "
         + head + "\n\n"
         + markdown_table(rows, ["id", "section", "claim (quoted)", "reading", "verdict", "simulated", "published"])
