@@ -54,6 +54,13 @@ WORKLOADS: dict[str, Workload] = {
 }
 
 
+def workloads_help() -> str:
+    """The workloads, one paragraph each, for `mptlab bench --help` (built from `WORKLOADS`, so
+    a new workload is listed there without editing the CLI)."""
+    width = max(len(name) for name in WORKLOADS)
+    return "\n\n".join(f"  {w.name:<{width}}  {w.about}" for w in WORKLOADS.values())
+
+
 class BenchError(Exception):
     """A workload name or file problem (exit code 2) or a failed worker (exit code 1)."""
 

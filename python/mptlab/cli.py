@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mptlab import _core
+from mptlab.bench import workloads_help
 
 EXIT_FAILED = 1
 EXIT_INVALID = 2
@@ -26,11 +27,12 @@ EXIT_INVALID = 2
 app = typer.Typer(
     name="mptlab",
     help=(
-        "mptlab — a deterministic packet-level simulator for multipath transport research. "
-        "Today: TCP (SACK; Reno, NewReno, CUBIC, BBR v1, BBRv3, Vegas) and UDP over links with "
-        "drop-tail or CoDel queues and random or bursty loss; MPTCP (coupled controllers, "
-        "schedulers) and multipath QUIC (RFC 9000/9002, draft-ietf-quic-multipath); sweeps, "
-        "a results store, reports and reproductions of published studies.\n\n"
+        "mptlab — a deterministic packet-level simulator for multipath transport research: "
+        "TCP (SACK; Reno, NewReno, CUBIC, BBR v1, BBRv3, Vegas), UDP, MPTCP (coupled controllers "
+        "LIA, OLIA, BALIA, wVegas; multipath schedulers) and QUIC and multipath QUIC (RFC "
+        "9000/9002, draft-ietf-quic-multipath) over links with drop-tail or CoDel queues, random "
+        "or bursty loss and time-varying capacity; sweeps, a results store, reports, "
+        "reproductions of published studies and a learned BLP scheduler threshold.\n\n"
         "A run is a pure function of (scenario, seed): the same scenario file and seed always "
         "give a byte-identical summary.json.\n\n"
         "Start here:\n\n"
@@ -41,6 +43,8 @@ app = typer.Typer(
         "  mptlab sweep plan.toml --out sweeps/x  run a sweep (axes x seeds), resumable\n\n"
         "  mptlab query sweeps/x \"SELECT ...\"     SQL over the results\n\n"
         "  mptlab plot / mptlab report sweeps/x   figures, HTML report\n\n"
+        "  mptlab reproduce seed001               a published study next to its numbers\n\n"
+        "  mptlab learn blp-threshold             train BLP's learned blocking threshold\n\n"
         "Run 'mptlab COMMAND --help' for the options of each command."
     ),
     no_args_is_help=True,
@@ -233,7 +237,8 @@ def run(
         "Examples:\n\n"
         "  mptlab check scenarios/quickstart.toml\n\n"
         "  mptlab check my.toml --set links.bottleneck.rate=50Mbps\n\n"
-        "  mptlab check my.toml --json > canonical.json"
+        "  mptlab check my.toml --json > canonical.json\n\n"
+        "Validation is the same as mptlab run's. See docs/cli.md and docs/scenarios.md."
     )
 )
 def check(
@@ -263,15 +268,23 @@ def check(
     print(f"ok: {size['nodes']} nodes, {size['links']} links, {size['flows']} flows")
 
 
-@app.command("list", epilog="Examples:\n\n  mptlab list\n\n  mptlab list --json | jq '.congestion_controllers[].name'")
+@app.command(
+    "list",
+    epilog=(
+        "Examples:\n\n"
+        "  mptlab list\n\n"
+        "  mptlab list --json | jq '.congestion_controllers[].name'\n\n"
+        "See docs/congestion-control.md, docs/schedulers.md and docs/metrics.md."
+    ),
+)
 def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print the registry as JSON.")] = False,
 ) -> None:
-    """List algorithms, queues, loss models, apps, units and metric definitions.
+    """List algorithms, queues, loss and capacity models, apps, units and metrics.
 
     Everything a scenario file can name (names are case-insensitive), the
-    source of each congestion controller, and the exact definition of every
-    reported metric.
+    source of each congestion controller and multipath scheduler, and the
+    exact definition of every reported metric.
     """
     reg = json.loads(_core.registry())
     if as_json:
@@ -366,10 +379,9 @@ def _cell(v: Any) -> str:
         "Examples:\n\n"
         "  mptlab bench              all workloads\n\n"
         "  mptlab bench W1 --json    one workload, machine-readable\n\n"
-        "Workloads: W1, W2 (NewReno); W1-CUBIC, W2-CUBIC; W1-CUBIC-PACED, W2-CUBIC-PACED "
-        "(internal pacing on); W1-BBR, W2-BBR; W3 (MPTCP, two paths). See docs/cli.md.\n\n"
-        "Run from the repository (scenario files are found under scenarios/bench/) "
-        "or set MPTLAB_ROOT."
+        "Workloads:\n\n" + workloads_help() + "\n\n"
+        "The workload scenarios (scenarios/bench/) ship with mptlab; a checkout in the current "
+        "folder or $MPTLAB_ROOT is used first. See docs/cli.md."
     )
 )
 def bench(

@@ -49,9 +49,11 @@ def blp_threshold(
     workers: WorkersOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress, no summary.")] = False,
 ) -> None:
-    """Generate runs over varied two-path conditions, label each with the best BT, balance with
-    SMOTE, train the stacked classifier (RF + GB → logistic regression, RandomizedSearchCV) and
-    export it."""
+    """Train BLP's learned blocking threshold (BT) from simulated runs.
+
+    Generates runs over varied two-path conditions, labels each with the best BT, balances
+    with SMOTE, trains the stacked classifier (RF + GB → logistic regression,
+    RandomizedSearchCV) and exports it."""
     try:
         from mptlab.learn import pipeline, train
     except ImportError as e:

@@ -115,8 +115,10 @@ def report(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", parser=out_path, metavar="FILE", help="Report file (default: SWEEP/report.html).")] = None,
     open_: Annotated[bool, typer.Option("--open", help="Open the report in the default browser.")] = False,
 ) -> None:
-    """Write a self-contained HTML report of a sweep: plan, summary tables grouped by the
-    plan's axes, the runs, failed runs with their messages, and the standard figures."""
+    """Write a self-contained HTML report of a sweep.
+
+    The report holds the plan, summary tables grouped by the plan's axes, the runs, failed
+    runs with their messages, and the standard figures."""
     from mptlab.report import build_report
     from mptlab.sweeps.store import StoreError
 

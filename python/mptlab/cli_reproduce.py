@@ -26,12 +26,14 @@ from mptlab.cli import out_path, EXIT_FAILED, DaskOption, WorkersOption, app, ch
         "  mptlab reproduce seed002                  3 runs per configuration into reproductions/seed002/\n\n"
         "Studies: seed001 (Łuczak et al. 2023: LIA, OLIA, BALIA, wVegas x Reno, Cubic, BBR for "
         "streaming over two LTE paths; Table 3 and Figs. 3-4). Writes OUT/table3.csv, "
-        "table3.md, runs.csv, figures/, report.md and sweep-report.html; the runs are kept in "
-        "OUT/sweep-<N>runs/, so a repeated command only redoes the analysis. "
+        "table3.md, claims.csv, sensitivity.csv, runs.csv, figures/, report.md and "
+        "sweep-report.html; the runs are kept in OUT/sweep-<N>runs/ and "
+        "OUT/sensitivity/<variant>-<N>runs/, so a repeated command only redoes the analysis. "
         "seed002 (Das et al. 2025: BLP and its adaptive controller against RoundRobin, MinRTT, "
         "BLEST, ECF, Peekaboo over MPQUIC; Sec. V, Figs. 4-10). Writes OUT/comparison.csv, "
-        "comparison.md, stats.csv, runs.csv, figures/ and report.md; runs kept in "
-        "OUT/sweep-<case>-<N>runs/. See docs/reproductions.md."
+        "comparison.md, agreement.csv, claims.csv, seeds.csv, sensitivity.csv, stats.csv, "
+        "runs.csv, figures/ and report.md; runs kept in OUT/sweep-<case>-<N>runs/. "
+        "See docs/reproductions.md."
     )
 )
 def reproduce(
@@ -51,12 +53,15 @@ def reproduce(
     ] = None,
     sensitivity: Annotated[
         bool,
-        typer.Option("--sensitivity/--no-sensitivity", help="Also run the sensitivity rows over the parameters the paper does not state (about half the runs)."),
+        typer.Option("--sensitivity/--no-sensitivity", help="Also run the sensitivity rows over the parameters the paper does not state "
+                     "(about three quarters of seed001's runs, a third of seed002's)."),
     ] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
 ) -> None:
-    """Reproduce a seed study: run its plan, compute its tables next to the published
-    numbers, draw its figures and write a report comparing the two."""
+    """Reproduce a seed study next to its published numbers.
+
+    Runs the study's plans, computes its tables next to the published numbers, judges the
+    paper's claims, draws its figures and writes a report comparing the two."""
     from mptlab.reproduce import ReproduceError, study as find_study
 
     check_dask_address(dask, workers)
