@@ -23,8 +23,8 @@ import pandas as pd
 
 from mptlab.atomic import write_text
 from mptlab.reproduce.common import ReproduceError, read_published, repo_file
-from mptlab.reproduce.seed001 import claims as seed001_claims
-from mptlab.reproduce.seed001 import sensitivity as seed001_sensitivity
+from mptlab.reproduce.seed001 import claims as claims_mod
+from mptlab.reproduce.seed001 import sensitivity as sensitivity_mod
 from mptlab.reproduce.seed001.table import (
     PAIRS,
     RUN_COLUMNS,
@@ -157,8 +157,8 @@ def reproduce(
                              "\"SELECT error FROM runs\")", exit_code=1)
     table = with_published(table3(ok), published)
     trend_frame = _trend(folder)
-    claims = seed001_claims.evaluate(table, trend_frame)
-    bands = seed001_claims.within_bands(table)
+    claims = claims_mod.evaluate(table, trend_frame)
+    bands = claims_mod.within_bands(table)
     files = [
         write_text(out / "runs.csv", per_run.to_csv(index=False)),
         write_text(out / "table3.csv", table.to_csv(index=False)),
@@ -168,19 +168,19 @@ def reproduce(
     sens_md = ""
     if sensitivity and not pairs:
         sens_runs = min(len(plan.seeds), SENSITIVITY_RUNS)
-        sens_runs_frame, sens_failed = seed001_sensitivity.run_variants(
+        sens_runs_frame, sens_failed = sensitivity_mod.run_variants(
             out, sens_runs, workers, dask, progress, plan_for, load_runs)
         base = ok if len(plan.seeds) == sens_runs else ok[ok["seed"] <= sens_runs]
-        sens = seed001_sensitivity.summarise(sens_runs_frame, base)
-        verdicts = {"base": _verdict_counts(seed001_claims.evaluate(with_published(table3(base), published)))}
+        sens = sensitivity_mod.summarise(sens_runs_frame, base)
+        verdicts = {"base": _verdict_counts(claims_mod.evaluate(with_published(table3(base), published)))}
         for v, g in sens_runs_frame.groupby("variant", sort=False):
             if (g["path_cc"] != "none").all():
-                verdicts[v] = _verdict_counts(seed001_claims.evaluate(with_published(table3(g), published)))
+                verdicts[v] = _verdict_counts(claims_mod.evaluate(with_published(table3(g), published)))
         files.append(write_text(out / "sensitivity.csv", sens.to_csv(index=False)))
-        sens_md = seed001_sensitivity.markdown(sens, sens_runs, verdicts)
+        sens_md = sensitivity_mod.markdown(sens, sens_runs, verdicts)
         if sens_failed:
             sens_md += "\nFailed sensitivity runs: " + "; ".join(sens_failed) + "\n"
-    claims_md = seed001_claims.markdown(claims, bands, int(table["simulated"].isna().sum()))
+    claims_md = claims_mod.markdown(claims, bands, int(table["simulated"].isna().sum()))
     seeds, figures, frame = _figures(folder, ok, out)
     files += figures
     html = _html_report(folder, out)
@@ -195,7 +195,7 @@ def reproduce(
 
 def _verdict_counts(claims: pd.DataFrame) -> str:
     c = claims["verdict"].value_counts()
-    return f"{c.get(seed001_claims.HOLDS, 0)}/{c.get(seed001_claims.FAILS, 0)}/{c.get(seed001_claims.NOT_COMPARABLE, 0)}"
+    return f"{c.get(claims_mod.HOLDS, 0)}/{c.get(claims_mod.FAILS, 0)}/{c.get(claims_mod.NOT_COMPARABLE, 0)}"
 
 
 def _trend(folder: Path) -> pd.DataFrame | None:
