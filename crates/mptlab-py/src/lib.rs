@@ -40,6 +40,15 @@ fn describe(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> 
     Ok(serde_json::json!({"nodes": spec.nodes.len(), "links": spec.links.len() / 2, "flows": spec.flows.len()}).to_string())
 }
 
+/// The resolved run as JSON (`docs/resolve.md`): nodes, link directions, routes per flow and
+/// path as link names, flows with their algorithms and transport parameters, run settings.
+#[pyfunction]
+#[pyo3(signature = (text, overrides=vec![], seed=None))]
+fn resolve(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<String> {
+    let spec = load(text, overrides, seed)?.spec;
+    Ok(serde_json::to_string(&scenario::export::export(&spec)).expect("the resolved run serialises to JSON"))
+}
+
 /// The registries of algorithms, scenario options and metric definitions, as JSON.
 #[pyfunction]
 fn registry() -> String {
@@ -164,6 +173,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(blp_model_predict, m)?)?;
     m.add_function(wrap_pyfunction!(blp_model_predict_proba, m)?)?;
