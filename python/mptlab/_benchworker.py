@@ -2,13 +2,13 @@
 
     python -m mptlab._benchworker scenarios/bench/w1.toml [--name W1] [--seed N]
 
-Imports only the standard library and `mptlab._core` (not pyarrow, pandas or matplotlib), so
-the peak RSS it reports is the simulator's plus a bare interpreter. Prints one JSON object on
+Imports only the standard library, `mptlab._core` and the runner (not pyarrow, pandas or
+matplotlib), so the peak RSS it reports is the simulator's plus a bare interpreter. Prints one JSON object on
 stdout with at least: workload, sim_s, wall_s, delivered_pkts_per_s, events_per_s, peak_rss_mb
 (and also build_s, run_s, events, delivered_data_packets, seed, scenario).
 
-wall_s runs from the start of scenario validation/building to the end of the simulation (the
-summary is not computed); the rates divide by it.
+wall_s runs from the start of scenario validation/building to the end of the simulation (one
+`advance` call; the summary and time series are not collected); the rates divide by it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from mptlab import _core
+from mptlab import _core, runner
 
 
 def peak_rss_mb() -> float:
@@ -33,24 +33,18 @@ def measure(
     path: Path, name: str, seed: int | None = None, overrides: list[tuple[str, str]] | None = None
 ) -> dict[str, object]:
     text = path.read_text(encoding="utf-8")
-    t0 = time.perf_counter()
-    sim = _core.Simulation(text, overrides or [], seed)
-    t1 = time.perf_counter()
-    sim.advance(sim.duration_s)
-    t2 = time.perf_counter()
-    if not sim.done:
-        raise RuntimeError(f"simulation stopped at {sim.now_s} s of {sim.duration_s} s")
-    wall = t2 - t0
-    events = sim.events_processed
-    delivered = sim.delivered_data_packets
+    out = runner.run(text, overrides or [], seed, summary=False, series=False, chunks=1)
+    wall = out.build_s + out.run_s
+    events = out.events
+    delivered = out.delivered_data_packets
     return {
         "workload": name,
         "scenario": str(path),
-        "seed": sim.seed,
-        "sim_s": sim.duration_s,
+        "seed": out.seed,
+        "sim_s": out.sim_s,
         "wall_s": round(wall, 6),
-        "build_s": round(t1 - t0, 6),
-        "run_s": round(t2 - t1, 6),
+        "build_s": round(out.build_s, 6),
+        "run_s": round(out.run_s, 6),
         "events": events,
         "delivered_data_packets": delivered,
         "delivered_pkts_per_s": round(delivered / wall, 1) if wall > 0 else None,

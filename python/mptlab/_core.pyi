@@ -17,6 +17,119 @@ def describe(text: str, overrides: list[tuple[str, str]] = [], seed: int | None 
     """Sizes of the resolved run, groups and counts expanded: JSON {"nodes", "links", "flows"}
     ("links" counts duplex links). Raises ScenarioError."""
 
+# --- resolve(): the resolved run as plain data (docs/resolve.md) -------------------------
+# The JSON text of `resolve` parses to a `ResolvedRun`. Times are integer ns, rates bit/s,
+# sizes bytes.
+
+from typing import Any, Literal, TypedDict
+
+class ResolvedRunInfo(TypedDict):
+    seed: int
+    duration_ns: int
+    interval_ns: int
+    trace_interval_ns: int
+
+class ResolvedNode(TypedDict):
+    name: str
+    kind: Literal["host", "router"]
+
+class ResolvedQueue(TypedDict):
+    kind: Literal["droptail", "codel"]
+    limit_packets: int | None  # exactly one of the two limits is set
+    limit_bytes: int | None
+    target_ns: int | None  # codel only
+    interval_ns: int | None  # codel only
+
+class ResolvedEvent(TypedDict):
+    at_ns: int
+    action: Literal["down", "up", "rate"]
+    rate_bps: int | None  # "rate" only
+
+# Functional form: one key is "from", a Python keyword.
+ResolvedLink = TypedDict(
+    "ResolvedLink",
+    {
+        "name": str,  # a link direction: "x" or "x.rev"
+        "reverse": str,
+        "from": str,
+        "to": str,
+        "rate_bps": int,
+        "delay_ns": int,
+        "queue": ResolvedQueue,
+        "loss": dict[str, Any],  # {"model": "none" | "bernoulli" | "gilbert_elliott", ...}
+        "capacity": dict[str, Any] | None,  # {"model": "lte" | "trace", ...}, times in ns
+        "events": list[ResolvedEvent],
+    },
+)
+
+class ResolvedAlgorithm(TypedDict):
+    name: str
+    options: dict[str, Any]
+
+class ResolvedPath(TypedDict):
+    fwd: list[str]  # link-direction names, src to dst
+    rev: list[str]  # dst to src
+    priority: int
+    backup: bool
+
+class ResolvedTcp(TypedDict):
+    mss: int
+    sack: bool
+    handshake: bool
+    initial_cwnd_segments: int
+    min_rto_ns: int
+    initial_rto_ns: int
+    max_rto_ns: int
+    rto: Literal["linux", "rfc6298"]
+    delayed_ack: bool
+    delayed_ack_every: int
+    delayed_ack_timeout_ns: int
+    send_buffer: int
+    recv_buffer: int
+    pacing: bool
+    tlp: bool
+    join_delay_ns: int | None  # mptcp only
+
+class ResolvedQuic(TypedDict):
+    max_udp_payload: int
+    max_data: int
+    max_stream_data: int
+    max_ack_delay_ns: int
+    streams: int
+    handshake: bool
+
+class ResolvedUdp(TypedDict):
+    payload: int
+
+class ResolvedFlow(TypedDict):
+    name: str
+    group: str
+    protocol: Literal["tcp", "udp", "mptcp", "quic"]
+    multipath: bool
+    src: str
+    dst: str
+    start_ns: int
+    stop_ns: int | None
+    app: dict[str, Any]  # {"kind": "bulk" | "cbr" | "poisson" | "file", ...parameters}
+    cc: ResolvedAlgorithm | None  # None for udp
+    scheduler: ResolvedAlgorithm | None  # mptcp and quic
+    paths: list[ResolvedPath]
+    tcp: ResolvedTcp | None  # tcp and mptcp
+    quic: ResolvedQuic | None
+    udp: ResolvedUdp | None
+
+class ResolvedRun(TypedDict):
+    run: ResolvedRunInfo
+    nodes: list[ResolvedNode]
+    links: list[ResolvedLink]
+    flows: list[ResolvedFlow]
+
+def resolve(text: str, overrides: list[tuple[str, str]] = [], seed: int | None = None) -> str:
+    """The resolved run as JSON text (parses to `ResolvedRun`): nodes, link directions with
+    rates, delays, queues, loss, capacity models and events, routes per flow and path as
+    link-direction names, flows with their algorithms and transport parameters. The values are
+    those the simulator runs with. Raises ScenarioError."""
+
 def blp_model_predict(model_json: str, rows: list[list[float]]) -> list[float]:
     """BLP's learned blocking threshold (BT) for each row of nine features, evaluated by the
     Rust scheduler's evaluator (format `mptlab-blp-threshold/1`, docs/schedulers.md). Raises

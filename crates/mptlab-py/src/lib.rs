@@ -1,6 +1,10 @@
 //! Thin PyO3 bindings: conversions and one-line delegations into mptlab-sim. No simulation
 //! logic lives here. The GIL is released while the engine runs.
 
+// PyO3 0.22's #[pyfunction] expansion converts a returned PyErr into itself, which newer
+// clippy flags at every function returning PyResult (PyO3/pyo3#4828).
+#![allow(clippy::useless_conversion)]
+
 use mptlab_sim::cc::registry::{CONGESTION_CONTROLLERS, SCHEDULERS};
 use mptlab_sim::engine::time::SECOND;
 use mptlab_sim::metrics::DEFINITIONS;
@@ -38,6 +42,15 @@ fn check(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyR
 fn describe(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<String> {
     let spec = load(text, overrides, seed)?.spec;
     Ok(serde_json::json!({"nodes": spec.nodes.len(), "links": spec.links.len() / 2, "flows": spec.flows.len()}).to_string())
+}
+
+/// The resolved run as JSON (`docs/resolve.md`): nodes, link directions, routes per flow and
+/// path as link names, flows with their algorithms and transport parameters, run settings.
+#[pyfunction]
+#[pyo3(signature = (text, overrides=vec![], seed=None))]
+fn resolve(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<String> {
+    let spec = load(text, overrides, seed)?.spec;
+    Ok(serde_json::to_string(&scenario::export::export(&spec)).expect("the resolved run serialises to JSON"))
 }
 
 /// The registries of algorithms, scenario options and metric definitions, as JSON.
@@ -164,6 +177,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(blp_model_predict, m)?)?;
     m.add_function(wrap_pyfunction!(blp_model_predict_proba, m)?)?;

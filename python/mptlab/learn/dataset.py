@@ -14,7 +14,6 @@ features measured under whatever BT is in force.
 
 from __future__ import annotations
 
-import json
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -23,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from mptlab import _core
+from mptlab import _core, runner
 
 #: The transport the learner's scenarios use. "mpquic" (seed 002's transport) works too
 #: (`flows[].quic.blp`), but on these conditions every candidate BT then ties in all but a
@@ -162,9 +161,9 @@ def scenario(c: Condition, bt: float, size_kb: int, interval_s: float, duration_
 
 def run_one(text: str, seed: int) -> dict[str, Any]:
     """Run a scenario to its end (the engine releases the GIL) and return its summary."""
-    sim = _core.Simulation(text, [], seed)
-    sim.advance(sim.duration_s)
-    return json.loads(sim.summary_json())
+    summary = runner.run(text, [], seed, series=False, chunks=1).summary
+    assert summary is not None
+    return summary
 
 
 def run_features(summary: dict[str, Any]) -> tuple[float | None, list[float]]:

@@ -9,7 +9,6 @@ needs no shared file system.
 
 from __future__ import annotations
 
-import json
 import socket
 import time
 import traceback
@@ -48,17 +47,17 @@ class Payload:
 
 def run_task(task: Task) -> Payload:
     """Simulate `task` and flatten its results; on any exception return a failed payload."""
+    from mptlab import runner
     from mptlab.results import summary_text, timeseries_table
-    from mptlab.simulate import drive
     from mptlab.sweeps.flatten import flow_rows, link_rows, run_metrics
 
     started = _now()
     t0 = time.perf_counter()
     try:
-        sim = _core.Simulation(task.base_text, list(task.overrides), task.seed)
-        drive(sim, progress=False)
-        summary = json.loads(sim.summary_json())
-        table = timeseries_table(sim.timeseries())
+        out = runner.run(task.base_text, task.overrides, task.seed)
+        summary = out.summary
+        assert summary is not None
+        table = timeseries_table(out.timeseries)
     except Exception as exc:  # noqa: BLE001 - any failure of one run is recorded, not raised
         return failed_payload(task, _message(exc), started, t0)
     row = _row(task, "ok", None, int(summary["seed"]), started, t0)

@@ -4,7 +4,8 @@
 //! tree → `raw::Scenario`, types, units, ranges, defaults; `reader` and `units` do the low-level
 //! reading), `topology` (names → ids, link directions), `routes` (Dijkstra, explicit paths),
 //! `resolve` (expansion of groups and counts, Jain groups), `limits` (BDP-based queue limits),
-//! `bounds` (what one run may ask for: largest time, bins, trace steps).
+//! `bounds` (what one run may ask for: largest time, bins, trace steps); `export` (the resolved
+//! run as plain data for another backend, `docs/resolve.md`).
 //! Every failure is one `ScenarioError` naming the full key path. The format is documented in
 //! `docs/scenarios.md`; defaults live in `defaults`, and `catalogue()` prints them.
 
@@ -13,6 +14,7 @@ mod catalogue;
 mod defaults;
 mod errors;
 mod events;
+pub mod export;
 mod limits;
 mod mesh;
 mod overrides;
