@@ -1,12 +1,13 @@
 //! Thin PyO3 bindings: conversions and one-line delegations into mptlab-sim. No simulation
 //! logic lives here. The GIL is released while the engine runs.
 
-use mptlab_sim::cc::registry::{CONGESTION_CONTROLLERS, SCHEDULERS};
+use mptlab_sim::cc::registry::CONGESTION_CONTROLLERS;
 use mptlab_sim::engine::time::SECOND;
 use mptlab_sim::metrics::DEFINITIONS;
 use mptlab_sim::scenario::{self, Loaded};
 use mptlab_sim::sched::blp_features::{Features, FEATURE_NAMES, N_FEATURES};
 use mptlab_sim::sched::blp_model::BlpModel;
+use mptlab_sim::sched::registry::SCHEDULERS;
 use mptlab_sim::sim::Simulation as Sim;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -43,16 +44,8 @@ fn describe(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> 
 /// The registries of algorithms, scenario options and metric definitions, as JSON.
 #[pyfunction]
 fn registry() -> String {
-    let ccs: Vec<_> = CONGESTION_CONTROLLERS
-        .iter()
-        .map(|a| serde_json::json!({"name": a.name, "aliases": a.aliases, "summary": a.summary, "source": a.source}))
-        .collect();
-    let scheds: Vec<_> = SCHEDULERS
-        .iter()
-        .map(|a| serde_json::json!({"name": a.name, "aliases": a.aliases, "summary": a.summary, "source": a.source}))
-        .collect();
     let metrics: Vec<_> = DEFINITIONS.iter().map(|(n, d)| serde_json::json!({"name": n, "definition": d})).collect();
-    serde_json::json!({"congestion_controllers": ccs, "schedulers": scheds, "scenario": scenario::catalogue(), "metrics": metrics})
+    serde_json::json!({"congestion_controllers": CONGESTION_CONTROLLERS, "schedulers": SCHEDULERS, "scenario": scenario::catalogue(), "metrics": metrics})
         .to_string()
 }
 
