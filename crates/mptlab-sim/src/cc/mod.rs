@@ -58,7 +58,6 @@ registry::controllers! {
         mod adaptive: "blp-adaptive" ["adaptive"] Adaptive(adaptive::AdaptiveConfig) => Adaptive(adaptive::Adaptive) = |p, c| adaptive::Adaptive::new(p, c),
             "reward/penalty window: cwnd x (1 +/- alpha^2 (1 - N_f/(1 + BT (N_l+N_s))) / B) per ACK / loss event, alpha = unacknowledged share of the last round; Reno slow start and RTO; exposes an optimal packet size",
             "seed 002 (Das et al., ICC Workshops 2025) §IV eq. (2)-(10)";
-        mod fixed: "fixed" [] Fixed => Fixed(fixed::Fixed) = |p| fixed::Fixed::new(p), "the initial window, never changed (scratch example)", "RFC 5681 §3.1 (IW); Jacobson, SIGCOMM 1988";
     }
 }
 

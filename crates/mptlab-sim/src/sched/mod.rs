@@ -62,7 +62,6 @@ registry::schedulers! {
     mod peekaboo: "peekaboo" [] Peekaboo(peekaboo::PeekabooConfig) => Peekaboo(peekaboo::Peekaboo) = |seed, c| peekaboo::Peekaboo::new(c, seed),
         "learning-based: when the fast path is full, a LinUCB bandit over path features chooses wait-for-fast or send-on-slow; stochastic adjustment of the wait by RTT variation",
         "Wu, Alay, Brunstrom, Ferlin, Caso, IEEE JSAC 38(10) 2020 (simplified)";
-    mod lowestid: "lowestid" [] LowestId => LowestId(lowestid::LowestId) = |_| lowestid::LowestId::new(), "the first eligible path with window space (scratch example)", "draft-bonaventure-iccrg-schedulers §3.1";
 }
 
 use crate::cc::options::OptValue;
