@@ -256,3 +256,33 @@ macro_rules! controllers {
     };
 }
 pub(crate) use controllers;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn composites_are_derived_as_coupled_times_path_in_registry_order() {
+        assert_eq!(COMPOSITES.len(), COUPLED.len() * PATH_CONTROLLERS.len());
+        assert_eq!(COMPOSITES.first(), Some(&"lia+reno"));
+        assert_eq!(COMPOSITES.last(), Some(&"wvegas+vegas"));
+        // The pattern error messages show (scenario errors quote it).
+        assert_eq!(COMPOSITE_NOTE, "<lia|olia|balia|wvegas>+<reno|newreno|cubic|bbr|bbr2|vegas>");
+    }
+
+    #[test]
+    fn the_table_lists_path_then_coupled_then_other_controllers_once_each() {
+        let names: Vec<_> = CONGESTION_CONTROLLERS.iter().map(|a| a.name).collect();
+        assert_eq!(names, ["reno", "newreno", "cubic", "bbr", "bbr2", "vegas", "lia", "olia", "balia", "wvegas", "blp-adaptive"]);
+        assert_eq!(resolve(CONGESTION_CONTROLLERS, "BBR3"), Some("bbr2"));
+        assert_eq!(resolve(CONGESTION_CONTROLLERS, "adaptive"), Some("blp-adaptive"));
+    }
+
+    #[test]
+    fn an_entry_serialises_as_mptlab_list_reads_it() {
+        let v = serde_json::to_value(CONGESTION_CONTROLLERS[3]).unwrap();
+        assert_eq!(v["name"], "bbr");
+        assert_eq!(v["aliases"], serde_json::json!(["bbr1"]));
+        assert!(v["summary"].as_str().is_some_and(|s| !s.is_empty()) && v["source"].as_str().is_some_and(|s| !s.is_empty()));
+    }
+}

@@ -120,3 +120,31 @@ macro_rules! schedulers {
     };
 }
 pub(crate) use schedulers;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::registry::resolve;
+    use crate::sched::{AnyScheduler, SchedConfig};
+
+    #[test]
+    fn every_entry_builds_its_own_variant_under_its_name() {
+        let names: Vec<_> = SCHEDULERS.iter().map(|a| a.name).collect();
+        assert_eq!(names, ["minrtt", "default", "roundrobin", "redundant", "blest", "ecf", "cpf", "otias", "blp", "peekaboo"]);
+        for name in names {
+            let cfg = SchedConfig::default_for(name).unwrap();
+            assert_eq!((cfg.name(), cfg.build_seeded(7).name()), (name, name));
+        }
+        assert!(matches!(SchedConfig::default_for("default").unwrap().build(), AnyScheduler::Linger(_)));
+        assert_eq!(resolve(SCHEDULERS, "blocking-probability"), Some("blp"));
+    }
+
+    #[test]
+    fn only_schedulers_with_options_serialise_an_options_table() {
+        for a in SCHEDULERS {
+            let cfg = SchedConfig::default_for(a.name).unwrap();
+            let v = serde_json::to_value(&cfg).unwrap();
+            assert_eq!(v.get("scheduler_options").is_some(), !cfg.option_names().is_empty(), "{}", a.name);
+        }
+    }
+}
