@@ -5,12 +5,13 @@
 // clippy flags at every function returning PyResult (PyO3/pyo3#4828).
 #![allow(clippy::useless_conversion)]
 
-use mptlab_sim::cc::registry::{CONGESTION_CONTROLLERS, SCHEDULERS};
+use mptlab_sim::cc::registry::CONGESTION_CONTROLLERS;
 use mptlab_sim::engine::time::SECOND;
 use mptlab_sim::metrics::DEFINITIONS;
 use mptlab_sim::scenario::{self, Loaded};
 use mptlab_sim::sched::blp_features::{Features, FEATURE_NAMES, N_FEATURES};
 use mptlab_sim::sched::blp_model::BlpModel;
+use mptlab_sim::sched::registry::SCHEDULERS;
 use mptlab_sim::sim::Simulation as Sim;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -56,16 +57,8 @@ fn resolve(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> P
 /// The registries of algorithms, scenario options and metric definitions, as JSON.
 #[pyfunction]
 fn registry() -> String {
-    let ccs: Vec<_> = CONGESTION_CONTROLLERS
-        .iter()
-        .map(|a| serde_json::json!({"name": a.name, "aliases": a.aliases, "summary": a.summary, "source": a.source}))
-        .collect();
-    let scheds: Vec<_> = SCHEDULERS
-        .iter()
-        .map(|a| serde_json::json!({"name": a.name, "aliases": a.aliases, "summary": a.summary, "source": a.source}))
-        .collect();
     let metrics: Vec<_> = DEFINITIONS.iter().map(|(n, d)| serde_json::json!({"name": n, "definition": d})).collect();
-    serde_json::json!({"congestion_controllers": ccs, "schedulers": scheds, "scenario": scenario::catalogue(), "metrics": metrics})
+    serde_json::json!({"congestion_controllers": CONGESTION_CONTROLLERS, "schedulers": SCHEDULERS, "scenario": scenario::catalogue(), "metrics": metrics})
         .to_string()
 }
 

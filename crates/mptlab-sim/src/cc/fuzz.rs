@@ -4,10 +4,11 @@
 //! `invariants` is checked after every operation.
 //!
 //! One harness, every controller: the cases run for each name in `CONGESTION_CONTROLLERS` and
-//! for `FUZZED_COMPOSITES`, built through `CcConfig::default_for(name)` and `build` (static
-//! dispatch via `AnyCc`, as in the simulator), with random `cc_options` set through the same
-//! `Options` path a scenario uses (values the option rejects are skipped). A controller added to
-//! the registry is fuzzed without any change here.
+//! for one composite per coupled controller (`fuzzed_names`), built through
+//! `CcConfig::default_for(name)` and `build` (static dispatch via `AnyCc`, as in the simulator),
+//! with random `cc_options` set through the same `Options` path a scenario uses (values the
+//! option rejects are skipped). A controller added to the registry is fuzzed without any change
+//! here.
 //!
 //! Coupled controllers (`coupled_view()` is Some) get `couple(views, me)` before every ACK,
 //! congestion event and timeout, as the MPTCP connection calls it: `views` are the case's random
@@ -48,7 +49,7 @@
 //! operations) and the first operation after which an invariant broke.
 
 use super::options::OptValue;
-use super::registry::CONGESTION_CONTROLLERS;
+use super::registry::{composite, CONGESTION_CONTROLLERS, COUPLED, PATH_CONTROLLERS};
 use super::{AckEvent, CcConfig, CcParams, CongestionControl, LossEvent, RateSample, SubflowCcView};
 use mptlab_engine::time::{MICROSECOND, MILLISECOND, SECOND};
 use mptlab_engine::Time;
@@ -67,9 +68,15 @@ const PACING_RATE_FLOOR_CAP: u128 = 1 << 50;
 const PACING_GAIN_CAP: u128 = 16;
 /// The model never has more than this in flight (1 GiB).
 const MAX_IN_FLIGHT: u64 = 1 << 30;
-/// Composite controllers (`<coupled>+<path>`) fuzzed besides the registry's entries: each
-/// coupled controller once, with path controllers that have states and pacing.
-const FUZZED_COMPOSITES: &[&str] = &["lia+cubic", "olia+bbr2", "balia+vegas", "wvegas+bbr2"];
+
+/// Every registry entry, and composite controllers (`<coupled>+<path>`) besides: each coupled
+/// controller once, with a different path controller each, taken from the end of the path list
+/// (those with states and pacing: vegas, bbr2, bbr, cubic). Derived from the registry, so a
+/// controller added there is fuzzed without any change here.
+fn fuzzed_names() -> Vec<&'static str> {
+    let composites = COUPLED.iter().zip(PATH_CONTROLLERS.iter().rev().cycle()).map(|(c, p)| composite(c, p).expect("a composite"));
+    CONGESTION_CONTROLLERS.iter().map(|a| a.name).chain(composites).collect()
+}
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -507,7 +514,7 @@ fn fuzz<C: CongestionControl>(make: impl Fn(&Case) -> C, cases: u32) -> Result<(
 fn every_registered_controller_keeps_its_invariants_under_random_operations() {
     let n = cases();
     let mut failures = Vec::new();
-    for name in CONGESTION_CONTROLLERS.iter().map(|a| a.name).chain(FUZZED_COMPOSITES.iter().copied()) {
+    for name in fuzzed_names() {
         let t = std::time::Instant::now();
         let result = fuzz(|c| build(name, c), n);
         println!("cc fuzz: {name:11} {n} cases in {:.2} s: {}", t.elapsed().as_secs_f64(), if result.is_ok() { "ok" } else { "FAILED" });
@@ -547,7 +554,7 @@ fn same_without_rate_samples(name: &str, case: &Case) -> Result<(), String> {
 #[test]
 fn controllers_that_do_not_read_rate_samples_ignore_them() {
     let mut checked = Vec::new();
-    for name in CONGESTION_CONTROLLERS.iter().map(|a| a.name).chain(FUZZED_COMPOSITES.iter().copied()) {
+    for name in fuzzed_names() {
         let params = CcParams { mss: 1448, initial_cwnd_segments: 10 };
         if CcConfig::default_for(name).expect("a registry name").build(params).reads_rate_samples() {
             continue;

@@ -9,23 +9,62 @@
 //! `AnyCc` enum (static dispatch); `CcConfig` (a name plus typed options) is the one place a
 //! scenario becomes a controller.
 
-pub mod adaptive;
-pub mod bbr;
-pub mod bbr2;
 mod config;
 pub mod coupled;
-pub mod cubic;
 #[cfg(test)]
 mod fuzz;
 pub mod hystart;
 pub mod options;
 pub mod registry;
-pub mod reno;
-pub mod vegas;
 
-pub use config::{CcConfig, Options};
+registry::controllers! {
+    path {
+        mod reno: "reno" [] Reno => Reno(reno::Reno) = |p| reno::Reno::new(p, reno::Recovery::Reno),
+            "AIMD slow start / congestion avoidance; without SACK, Reno fast recovery (exits on the first new ACK)",
+            "RFC 5681 §3.1–3.2";
+        "newreno" [] NewReno => NewReno(reno::Reno) = |p| reno::Reno::new(p, reno::Recovery::NewReno),
+            "Reno window with NewReno fast recovery (stays in recovery across partial ACKs) when SACK is off",
+            "RFC 5681 §3.1, RFC 6582 §3.2";
+        mod cubic: "cubic" [] Cubic(cubic::CubicConfig) => Cubic(cubic::Cubic) = |p, c| cubic::Cubic::new(p, c),
+            "cubic window growth W(t) = C(t-K)^3 + W_max, beta 0.7, fast convergence, Reno-friendly region, HyStart++ slow-start exit",
+            "RFC 9438; RFC 9406 (HyStart++)";
+        // BBR's state is large; boxing keeps the enum (and every TCP sender) small.
+        mod bbr: "bbr" ["bbr1"] Bbr(bbr::BbrConfig) => Bbr(Box<bbr::Bbr>) = |p, c| Box::new(bbr::Bbr::new(p, c)),
+            "BBR v1: model-based (max bandwidth, min RTT), paced; STARTUP, DRAIN, PROBE_BW gain cycling, PROBE_RTT; ignores loss beyond recovery",
+            "draft-cardwell-iccrg-bbr-congestion-control-00; Linux tcp_bbr.c";
+        mod bbr2: "bbr2" ["bbr3"] Bbr2(bbr2::Bbr2Config) => Bbr2(Box<bbr2::Bbr2>) = |p, c| Box::new(bbr2::Bbr2::new(p, c)),
+            "BBRv2/v3: BBR with loss-bounded inflight_hi/inflight_lo, 2% loss threshold, beta 0.7, PROBE_BW DOWN/CRUISE/REFILL/UP",
+            "draft-cardwell-ccwg-bbr-00 (BBRv3)";
+        mod vegas: "vegas" [] Vegas(vegas::VegasConfig) => Vegas(vegas::Vegas) = |p, c| vegas::Vegas::new(p, c),
+            "delay-based: keeps between alpha=2 and beta=4 packets queued at the bottleneck (Linux defaults)",
+            "Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c";
+    }
+    coupled {
+        "lia" [],
+            "coupled multipath (MPTCP): linked increases, alpha from every subflow's cwnd/rtt, increase capped at Reno's; Reno on one subflow; also `lia+<path cc>`",
+            "RFC 6356 §3 (eq. (1), (2)); Linux mptcp_coupled.c";
+        "olia" [],
+            "coupled multipath: opportunistic linked increases, shifts window from max-window paths to the best paths (inter-loss distance/rtt²); also `olia+<path cc>`",
+            "Khalili, Gast, Popovic, Le Boudec, IEEE/ACM ToN 2013 (CoNEXT 2012); Linux mptcp_olia.c";
+        "balia" [],
+            "coupled multipath: balanced linked adaptation, alpha_r = max x / x_r in increase and decrease (min(alpha, 1.5)); also `balia+<path cc>`",
+            "Peng, Walid, Hwang, Low, IEEE/ACM ToN 2016; draft-walid-mptcp-congestion-control-04 §3; Linux mptcp_balia.c";
+        "wvegas" [],
+            "coupled multipath, delay-based: weighted Vegas, alpha_r = rate share x total_alpha (10), queue draining; also `wvegas+<path cc>`",
+            "Cao, Xu, Fu, ICNP 2012; Linux mptcp_wvegas.c";
+    }
+    other {
+        // seed 002's reward/penalty controller.
+        mod adaptive: "blp-adaptive" ["adaptive"] Adaptive(adaptive::AdaptiveConfig) => Adaptive(adaptive::Adaptive) = |p, c| adaptive::Adaptive::new(p, c),
+            "reward/penalty window: cwnd x (1 +/- alpha^2 (1 - N_f/(1 + BT (N_l+N_s))) / B) per ACK / loss event, alpha = unacknowledged share of the last round; Reno slow start and RTO; exposes an optimal packet size",
+            "seed 002 (Das et al., ICC Workshops 2025) §IV eq. (2)-(10)";
+    }
+}
+
+pub use config::Options;
 pub use coupled::SubflowCcView;
 use mptlab_engine::Time;
+use options::OptValue;
 pub use reno::Reno;
 
 /// One delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation-02 §3.3), taken from the
@@ -161,94 +200,6 @@ pub trait CongestionControl {
     /// is the safe answer; the fuzz harness checks every controller that says false.
     fn reads_rate_samples(&self) -> bool {
         true
-    }
-}
-
-/// Static dispatch over every controller (the per-packet path never goes through `dyn`).
-pub enum AnyCc {
-    Reno(Reno),
-    Cubic(cubic::Cubic),
-    // BBR's state is large; boxing keeps the enum (and every TCP sender) small.
-    Bbr(Box<bbr::Bbr>),
-    Bbr2(Box<bbr2::Bbr2>),
-    Vegas(vegas::Vegas),
-    // A coupled multipath controller (LIA, OLIA, BALIA, wVegas), alone or composed with a
-    // per-path controller (which is itself an `AnyCc`: boxed).
-    Coupled(Box<coupled::Coupled>),
-    /// seed 002's reward/penalty controller (`blp-adaptive`).
-    Adaptive(adaptive::Adaptive),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $c:ident => $e:expr) => {
-        match $self {
-            AnyCc::Reno($c) => $e,
-            AnyCc::Cubic($c) => $e,
-            AnyCc::Bbr($c) => $e,
-            AnyCc::Bbr2($c) => $e,
-            AnyCc::Vegas($c) => $e,
-            AnyCc::Coupled($c) => $e,
-            AnyCc::Adaptive($c) => $e,
-        }
-    };
-}
-
-impl CongestionControl for AnyCc {
-    #[inline]
-    fn on_packet_sent(&mut self, now: Time, bytes: u32, in_flight: u64) {
-        dispatch!(self, c => c.on_packet_sent(now, bytes, in_flight))
-    }
-    #[inline]
-    fn on_ack(&mut self, ev: &AckEvent) {
-        dispatch!(self, c => c.on_ack(ev))
-    }
-    fn on_congestion_event(&mut self, ev: &LossEvent) {
-        dispatch!(self, c => c.on_congestion_event(ev))
-    }
-    fn on_recovery_exit(&mut self, now: Time) {
-        dispatch!(self, c => c.on_recovery_exit(now))
-    }
-    fn on_rto(&mut self, ev: &LossEvent) {
-        dispatch!(self, c => c.on_rto(ev))
-    }
-    #[inline]
-    fn window(&self) -> u64 {
-        dispatch!(self, c => c.window())
-    }
-    fn ssthresh(&self) -> u64 {
-        dispatch!(self, c => c.ssthresh())
-    }
-    #[inline]
-    fn pacing_rate(&self) -> Option<u64> {
-        dispatch!(self, c => c.pacing_rate())
-    }
-    fn exits_recovery_on_partial_ack(&self) -> bool {
-        dispatch!(self, c => c.exits_recovery_on_partial_ack())
-    }
-    fn send_quantum(&self) -> Option<u64> {
-        dispatch!(self, c => c.send_quantum())
-    }
-    fn state_name(&self) -> &'static str {
-        dispatch!(self, c => c.state_name())
-    }
-    fn uses_prr(&self) -> bool {
-        dispatch!(self, c => c.uses_prr())
-    }
-    fn coupled_view(&self) -> Option<SubflowCcView> {
-        dispatch!(self, c => c.coupled_view())
-    }
-    fn couple(&mut self, views: &[SubflowCcView], me: usize) {
-        dispatch!(self, c => c.couple(views, me))
-    }
-    #[inline]
-    fn packet_size(&self) -> Option<u32> {
-        match self {
-            AnyCc::Adaptive(c) => c.packet_size(),
-            _ => None,
-        }
-    }
-    fn reads_rate_samples(&self) -> bool {
-        dispatch!(self, c => c.reads_rate_samples())
     }
 }
 

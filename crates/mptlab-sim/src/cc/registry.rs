@@ -1,8 +1,17 @@
-//! The one registry of algorithm names. Scenario validation, `mptlab list` and the simulation
-//! builder all read it, so a name is known everywhere or nowhere.
+//! The one registry of congestion controller names. Scenario validation, `mptlab list`, the fuzz
+//! harness and the simulation builder all read it, so a name is known everywhere or nowhere.
+//!
+//! The registry is written once, as one entry per controller in the `controllers!` invocation in
+//! `cc/mod.rs`. The macro (below) generates from those entries the `mod` line, the table
+//! `CONGESTION_CONTROLLERS`, the static-dispatch enum `AnyCc` with its delegations, the factory
+//! `CcConfig` (default per name, options by name, validation, build, serialisation) and the
+//! composite names `<coupled>+<path>` (the cross product of the `coupled` and `path` groups).
+//! Scheduler names have their own registry, `sched/registry.rs`, of the same shape.
+
+use serde::Serialize;
 
 /// One entry of a registry: a canonical name, its aliases, one line on what it is and its source.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize)]
 pub struct AlgoInfo {
     pub name: &'static str,
     pub aliases: &'static [&'static str],
@@ -10,91 +19,7 @@ pub struct AlgoInfo {
     pub source: &'static str,
 }
 
-pub const CONGESTION_CONTROLLERS: &[AlgoInfo] = &[
-    AlgoInfo {
-        name: "reno",
-        aliases: &[],
-        summary: "AIMD slow start / congestion avoidance; without SACK, Reno fast recovery (exits on the first new ACK)",
-        source: "RFC 5681 §3.1–3.2",
-    },
-    AlgoInfo {
-        name: "newreno",
-        aliases: &[],
-        summary: "Reno window with NewReno fast recovery (stays in recovery across partial ACKs) when SACK is off",
-        source: "RFC 5681 §3.1, RFC 6582 §3.2",
-    },
-    AlgoInfo {
-        name: "cubic",
-        aliases: &[],
-        summary: "cubic window growth W(t) = C(t-K)^3 + W_max, beta 0.7, fast convergence, Reno-friendly region, HyStart++ slow-start exit",
-        source: "RFC 9438; RFC 9406 (HyStart++)",
-    },
-    AlgoInfo {
-        name: "bbr",
-        aliases: &["bbr1"],
-        summary: "BBR v1: model-based (max bandwidth, min RTT), paced; STARTUP, DRAIN, PROBE_BW gain cycling, PROBE_RTT; ignores loss beyond recovery",
-        source: "draft-cardwell-iccrg-bbr-congestion-control-00; Linux tcp_bbr.c",
-    },
-    AlgoInfo {
-        name: "bbr2",
-        aliases: &["bbr3"],
-        summary: "BBRv2/v3: BBR with loss-bounded inflight_hi/inflight_lo, 2% loss threshold, beta 0.7, PROBE_BW DOWN/CRUISE/REFILL/UP",
-        source: "draft-cardwell-ccwg-bbr-00 (BBRv3)",
-    },
-    AlgoInfo {
-        name: "vegas",
-        aliases: &[],
-        summary: "delay-based: keeps between alpha=2 and beta=4 packets queued at the bottleneck (Linux defaults)",
-        source: "Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c",
-    },
-    AlgoInfo {
-        name: "lia",
-        aliases: &[],
-        summary: "coupled multipath (MPTCP): linked increases, alpha from every subflow's cwnd/rtt, increase capped at Reno's; Reno on one subflow; also `lia+<path cc>`",
-        source: "RFC 6356 §3 (eq. (1), (2)); Linux mptcp_coupled.c",
-    },
-    AlgoInfo {
-        name: "olia",
-        aliases: &[],
-        summary: "coupled multipath: opportunistic linked increases, shifts window from max-window paths to the best paths (inter-loss distance/rtt²); also `olia+<path cc>`",
-        source: "Khalili, Gast, Popovic, Le Boudec, IEEE/ACM ToN 2013 (CoNEXT 2012); Linux mptcp_olia.c",
-    },
-    AlgoInfo {
-        name: "balia",
-        aliases: &[],
-        summary: "coupled multipath: balanced linked adaptation, alpha_r = max x / x_r in increase and decrease (min(alpha, 1.5)); also `balia+<path cc>`",
-        source: "Peng, Walid, Hwang, Low, IEEE/ACM ToN 2016; draft-walid-mptcp-congestion-control-04 §3; Linux mptcp_balia.c",
-    },
-    AlgoInfo {
-        name: "wvegas",
-        aliases: &[],
-        summary: "coupled multipath, delay-based: weighted Vegas, alpha_r = rate share x total_alpha (10), queue draining; also `wvegas+<path cc>`",
-        source: "Cao, Xu, Fu, ICNP 2012; Linux mptcp_wvegas.c",
-    },
-    AlgoInfo {
-        name: "blp-adaptive",
-        aliases: &["adaptive"],
-        summary: "reward/penalty window: cwnd x (1 +/- alpha^2 (1 - N_f/(1 + BT (N_l+N_s))) / B) per ACK / loss event, alpha = unacknowledged share of the last round; Reno slow start and RTO; exposes an optimal packet size",
-        source: "seed 002 (Das et al., ICC Workshops 2025) §IV eq. (2)-(10)",
-    },
-];
-
-/// Coupled multipath controllers: besides running alone, each composes with a per-path
-/// controller as `<coupled>+<path>` (`cc/coupled/compose.rs`: the subflow sends while both
-/// windows allow). The composite names are in `COMPOSITES`, not in the registry's entries.
-pub const COUPLED: &[&str] = &["lia", "olia", "balia", "wvegas"];
-/// Per-path controllers a coupled one composes with.
-pub const PATH_CONTROLLERS: &[&str] = &["reno", "newreno", "cubic", "bbr", "bbr2", "vegas"];
-/// Every `<coupled>+<path>` name (COUPLED × PATH_CONTROLLERS, checked by a test).
-#[rustfmt::skip]
-pub const COMPOSITES: &[&str] = &[
-    "lia+reno", "lia+newreno", "lia+cubic", "lia+bbr", "lia+bbr2", "lia+vegas",
-    "olia+reno", "olia+newreno", "olia+cubic", "olia+bbr", "olia+bbr2", "olia+vegas",
-    "balia+reno", "balia+newreno", "balia+cubic", "balia+bbr", "balia+bbr2", "balia+vegas",
-    "wvegas+reno", "wvegas+newreno", "wvegas+cubic", "wvegas+bbr", "wvegas+bbr2", "wvegas+vegas",
-];
-/// How `names` lists the composites (error messages stay one line).
-pub const COMPOSITE_NOTE: &str = "<lia|olia|balia|wvegas>+<reno|newreno|cubic|bbr|bbr2|vegas>";
+pub use super::{COMPOSITES, COMPOSITE_NOTE, CONGESTION_CONTROLLERS, COUPLED, PATH_CONTROLLERS};
 
 /// Resolve a user-given name (case-insensitive, aliases allowed) to its canonical name. A
 /// composite `<coupled>+<path>` resolves part by part ("LIA+bbr1" → "lia+bbr").
@@ -122,66 +47,242 @@ pub fn names(registry: &[AlgoInfo]) -> Vec<&'static str> {
     v
 }
 
-/// Multipath packet schedulers (`crate::sched`; built through `sched::SchedConfig`).
-pub const SCHEDULERS: &[AlgoInfo] = &[
-    AlgoInfo {
-        name: "minrtt",
-        aliases: &["srtt"],
-        summary: "lowest smoothed RTT among the paths with window space",
-        source: "out-of-tree Linux MPTCP mptcp_sched.c (get_available_subflow)",
-    },
-    AlgoInfo {
-        name: "default",
-        aliases: &[],
-        summary: "upstream Linux MPTCP (6.18): lowest linger time (send-buffer bytes / smoothed pacing rate), 64 KB bursts into subflow send buffers, waits when the winner's buffer is full",
-        source: "Linux net/mptcp/protocol.c (mptcp_subflow_get_send, __mptcp_push_pending)",
-    },
-    AlgoInfo {
-        name: "roundrobin",
-        aliases: &[],
-        summary: "paths with window space take turns, `segments` chunks each",
-        source: "out-of-tree Linux MPTCP mptcp_rr.c",
-    },
-    AlgoInfo {
-        name: "redundant",
-        aliases: &[],
-        summary: "every chunk on every path with window space",
-        source: "out-of-tree Linux MPTCP mptcp_redundant.c",
-    },
-    AlgoInfo {
-        name: "blest",
-        aliases: &[],
-        summary: "minRTT, but waits for the fast path when a chunk on the slow path would block the send window (adaptive lambda)",
-        source: "Ferlin et al., IFIP Networking 2016, §III eq. (1)-(2); mptcp_blest.c",
-    },
-    AlgoInfo {
-        name: "ecf",
-        aliases: &[],
-        summary: "earliest completion first: waits for the full fast path when it finishes the remaining data sooner (hysteresis beta)",
-        source: "Lim et al., CoNEXT 2017, Algorithm 1; mptcp_ecf.c",
-    },
-    AlgoInfo {
-        name: "cpf",
-        aliases: &[],
-        summary: "cheapest path first: strict priority (lower `priority` first), the first path in order with window space",
-        source: "seed 003 (Pieska et al., Future Internet 2024) §2.3; MP-DCCP sched_cpf.c",
-    },
-    AlgoInfo {
-        name: "otias",
-        aliases: &[],
-        summary: "earliest estimated arrival, floor((in flight + queued)/cwnd)·SRTT + SRTT/2, queueing on paths without space",
-        source: "Yang, Wang, Amer, WAINA 2014; MP-DCCP sched_otias.c",
-    },
-    AlgoInfo {
-        name: "blp",
-        aliases: &["blocking-probability"],
-        summary: "minRTT while rtt_s/rtt_f < threshold BT, else waits for the fast path when pf-weighted estimate sm x lambda exceeds the send window left (lambda = pf (lambda + delta_lambda)); BT set each model_interval by a learned stacked classifier over nine path statistics (model = builtin | none | file)",
-        source: "seed 002 (Das et al., ICC Workshops 2025) §III eq. (1), Algorithm 1, blocking threshold learning",
-    },
-    AlgoInfo {
-        name: "peekaboo",
-        aliases: &[],
-        summary: "learning-based: when the fast path is full, a LinUCB bandit over path features chooses wait-for-fast or send-on-slow; stochastic adjustment of the wait by RTT variation",
-        source: "Wu, Alay, Brunstrom, Ferlin, Caso, IEEE JSAC 38(10) 2020 (simplified)",
-    },
-];
+/// Declares every congestion controller (invoked once, in `cc/mod.rs`). Three groups, in the
+/// order of `CONGESTION_CONTROLLERS`: `path` (controllers that also compose under a coupled one),
+/// `coupled` (the coupled multipath family of `cc/coupled/`, which builds them) and `other`.
+/// A `path` or `other` entry reads
+///
+/// ```text
+/// mod cubic: "cubic" ["alias", ...] Cubic(cubic::CubicConfig) => Cubic(cubic::Cubic)
+///     = |p, c| cubic::Cubic::new(p, c), "summary", "source";
+/// ```
+///
+/// that is: the module to declare (optional: two names may share one), the canonical name and
+/// aliases, the `CcConfig` variant with its options type (an `Options`, omitted for a controller
+/// without options), the `AnyCc` variant with the controller's type, how to build it from
+/// `p: CcParams` (and `c: &Config`), the one-line summary and the source.
+macro_rules! controllers {
+    (
+        path { $($(mod $pm:ident:)? $pname:literal [$($palias:literal),*] $pcv:ident $(($pcfg:ty))? => $pdv:ident($pty:ty)
+            = |$pp:ident $(, $pc:ident)?| $pnew:expr, $psum:literal, $psrc:literal;)* }
+        coupled { $($kname:literal [$($kalias:literal),*], $ksum:literal, $ksrc:literal;)* }
+        other { $($(mod $om:ident:)? $oname:literal [$($oalias:literal),*] $ocv:ident $(($ocfg:ty))? => $odv:ident($oty:ty)
+            = |$op:ident $(, $oc:ident)?| $onew:expr, $osum:literal, $osrc:literal;)* }
+    ) => {
+        /// Every controller, in the order `mptlab list` shows them.
+        pub const CONGESTION_CONTROLLERS: &[$crate::cc::registry::AlgoInfo] = &[
+            $($crate::cc::registry::AlgoInfo { name: $pname, aliases: &[$($palias),*], summary: $psum, source: $psrc },)*
+            $($crate::cc::registry::AlgoInfo { name: $kname, aliases: &[$($kalias),*], summary: $ksum, source: $ksrc },)*
+            $($crate::cc::registry::AlgoInfo { name: $oname, aliases: &[$($oalias),*], summary: $osum, source: $osrc },)*
+        ];
+        /// Coupled multipath controllers: besides running alone, each composes with a per-path
+        /// controller as `<coupled>+<path>` (`cc/coupled/compose.rs`: the subflow sends while
+        /// both windows allow). The composite names are in `COMPOSITES`, not in the table.
+        pub const COUPLED: &[&str] = &[$($kname),*];
+        /// Per-path controllers a coupled one composes with.
+        pub const PATH_CONTROLLERS: &[&str] = &[$($pname),*];
+        /// Every `<coupled>+<path>` name: COUPLED × PATH_CONTROLLERS, in that order.
+        pub const COMPOSITES: &[&str] = $crate::cc::registry::controllers!(@cross [] [$($kname),*] [$($pname),*]);
+        /// How `names` lists the composites (error messages stay one line).
+        pub const COMPOSITE_NOTE: &str = $crate::cc::registry::controllers!(@note [$($kname),*] [$($pname),*]);
+
+        $crate::cc::registry::controllers!(@code
+            $([$($pm)?] $pcv [$($pcfg)?] $pdv [$pty] [$pp $($pc)?] [$pnew] $pname)*
+            $([$($om)?] $ocv [$($ocfg)?] $odv [$oty] [$op $($oc)?] [$onew] $oname)*
+        );
+    };
+
+    // The composite names, coupled name by coupled name.
+    (@cross [$($acc:expr),*] [] [$($p:literal),*]) => { &[$($acc),*] };
+    (@cross [$($acc:expr),*] [$k:literal $(, $ks:literal)*] [$($p:literal),*]) => {
+        $crate::cc::registry::controllers!(@cross [$($acc,)* $(concat!($k, "+", $p)),*] [$($ks),*] [$($p),*])
+    };
+    (@note [$k:literal $(, $ks:literal)*] [$p:literal $(, $ps:literal)*]) => {
+        concat!("<", $k, $("|", $ks,)* ">+<", $p, $("|", $ps,)* ">")
+    };
+
+    // `$some` if the optional part of an entry is present, else `$none`.
+    (@or [] [$($none:tt)*]) => { $($none)* };
+    (@or [$($some:tt)+] [$($none:tt)*]) => { $($some)+ };
+
+    // `$e` for every `AnyCc` variant, the controller bound to `$c`.
+    (@each $s:expr, [$($dv:ident)*], $c:ident => $e:expr) => {
+        match $s {
+            $(AnyCc::$dv($c) => $e,)*
+            AnyCc::Coupled($c) => $e,
+        }
+    };
+
+    (@code $([$($m:ident)?] $cv:ident [$($cfg:ty)?] $dv:ident [$ty:ty] [$p:ident $($c:ident)?] [$new:expr] $name:literal)*) => {
+        $($(pub mod $m;)?)*
+
+        /// Static dispatch over every controller (the per-packet path never goes through `dyn`).
+        pub enum AnyCc {
+            $($dv($ty),)*
+            /// A coupled multipath controller (LIA, OLIA, BALIA, wVegas), alone or composed with a
+            /// per-path controller (which is itself an `AnyCc`: boxed).
+            Coupled(Box<coupled::Coupled>),
+        }
+
+        impl CongestionControl for AnyCc {
+            #[inline]
+            fn on_packet_sent(&mut self, now: Time, bytes: u32, in_flight: u64) {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.on_packet_sent(now, bytes, in_flight))
+            }
+            #[inline]
+            fn on_ack(&mut self, ev: &AckEvent) {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.on_ack(ev))
+            }
+            fn on_congestion_event(&mut self, ev: &LossEvent) {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.on_congestion_event(ev))
+            }
+            fn on_recovery_exit(&mut self, now: Time) {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.on_recovery_exit(now))
+            }
+            fn on_rto(&mut self, ev: &LossEvent) {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.on_rto(ev))
+            }
+            #[inline]
+            fn window(&self) -> u64 {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.window())
+            }
+            fn ssthresh(&self) -> u64 {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.ssthresh())
+            }
+            #[inline]
+            fn pacing_rate(&self) -> Option<u64> {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.pacing_rate())
+            }
+            fn exits_recovery_on_partial_ack(&self) -> bool {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.exits_recovery_on_partial_ack())
+            }
+            fn send_quantum(&self) -> Option<u64> {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.send_quantum())
+            }
+            fn state_name(&self) -> &'static str {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.state_name())
+            }
+            fn uses_prr(&self) -> bool {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.uses_prr())
+            }
+            fn coupled_view(&self) -> Option<SubflowCcView> {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.coupled_view())
+            }
+            fn couple(&mut self, views: &[SubflowCcView], me: usize) {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.couple(views, me))
+            }
+            #[inline]
+            fn packet_size(&self) -> Option<u32> {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.packet_size())
+            }
+            fn reads_rate_samples(&self) -> bool {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.reads_rate_samples())
+            }
+        }
+
+        /// Serialises like the scenario keys it came from: `{"cc": name, "cc_options": {...}}`,
+        /// the options table present only for controllers that have options (`config.rs`).
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CcConfig {
+            $($cv $(($cfg))?,)*
+            /// A coupled multipath controller (`lia`, `olia`, `balia`, `wvegas`), or one composed
+            /// with a per-path controller (`lia+cubic`, ...: `cc_options` are the path controller's).
+            Coupled(coupled::CoupledConfig),
+        }
+
+        impl CcConfig {
+            /// The default configuration of a canonical registry name (a composite `lia+cubic`
+            /// included).
+            pub fn default_for(name: &str) -> Option<Self> {
+                match name {
+                    $($name => Some(CcConfig::$cv $((<$cfg as Default>::default()))?),)*
+                    _ => coupled::CoupledConfig::default_for(name).map(CcConfig::Coupled),
+                }
+            }
+
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(CcConfig::$cv { .. } => $name,)*
+                    CcConfig::Coupled(c) => c.name(),
+                }
+            }
+
+            /// Option names this controller accepts.
+            pub fn option_names(&self) -> &'static [&'static str] {
+                match self {
+                    $(CcConfig::$cv { .. } => $crate::cc::registry::controllers!(@or [$(<$cfg as Options>::NAMES)?] [&[]]),)*
+                    CcConfig::Coupled(c) => c.option_names(),
+                }
+            }
+
+            /// Set one option; the error is the reason only (the caller knows the key path).
+            pub fn set(&mut self, key: &str, value: OptValue) -> Result<(), String> {
+                if !self.option_names().contains(&key) {
+                    return Err(format!("unknown option for `{}`", self.name()));
+                }
+                match self {
+                    $(CcConfig::$cv $(($c))? => $crate::cc::registry::controllers!(@or [$(Options::set($c, key, value))?] [unreachable!("no options")]),)*
+                    CcConfig::Coupled(c) => c.set(key, value),
+                }
+            }
+
+            /// Constraints between the options once all are set; the error is the reason only.
+            pub fn check(&self) -> Result<(), String> {
+                match self {
+                    $(CcConfig::$cv $(($c))? => $crate::cc::registry::controllers!(@or [$(Options::check($c))?] [Ok(())]),)*
+                    CcConfig::Coupled(_) => Ok(()),
+                }
+            }
+
+            pub fn build(&self, params: CcParams) -> AnyCc {
+                match self {
+                    $(CcConfig::$cv $(($c))? => {
+                        let $p = params;
+                        AnyCc::$dv($new)
+                    })*
+                    CcConfig::Coupled(c) => c.build(params),
+                }
+            }
+
+            /// The `cc_options` entry, for controllers that have options (a composite: its path
+            /// controller's).
+            fn serialize_options<M: serde::ser::SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+                match self {
+                    $(CcConfig::$cv $(($c))? => $crate::cc::registry::controllers!(@or [$(m.serialize_entry("cc_options", $c))?] [Ok(())]),)*
+                    CcConfig::Coupled(c) => config::serialize_coupled_options(c, m),
+                }
+            }
+        }
+    };
+}
+pub(crate) use controllers;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn composites_are_derived_as_coupled_times_path_in_registry_order() {
+        assert_eq!(COMPOSITES.len(), COUPLED.len() * PATH_CONTROLLERS.len());
+        assert_eq!(COMPOSITES.first(), Some(&"lia+reno"));
+        assert_eq!(COMPOSITES.last(), Some(&"wvegas+vegas"));
+        // The pattern error messages show (scenario errors quote it).
+        assert_eq!(COMPOSITE_NOTE, "<lia|olia|balia|wvegas>+<reno|newreno|cubic|bbr|bbr2|vegas>");
+    }
+
+    #[test]
+    fn the_table_lists_path_then_coupled_then_other_controllers_once_each() {
+        let names: Vec<_> = CONGESTION_CONTROLLERS.iter().map(|a| a.name).collect();
+        assert_eq!(names, ["reno", "newreno", "cubic", "bbr", "bbr2", "vegas", "lia", "olia", "balia", "wvegas", "blp-adaptive"]);
+        assert_eq!(resolve(CONGESTION_CONTROLLERS, "BBR3"), Some("bbr2"));
+        assert_eq!(resolve(CONGESTION_CONTROLLERS, "adaptive"), Some("blp-adaptive"));
+    }
+
+    #[test]
+    fn an_entry_serialises_as_mptlab_list_reads_it() {
+        let v = serde_json::to_value(CONGESTION_CONTROLLERS[3]).unwrap();
+        assert_eq!(v["name"], "bbr");
+        assert_eq!(v["aliases"], serde_json::json!(["bbr1"]));
+        assert!(v["summary"].as_str().is_some_and(|s| !s.is_empty()) && v["source"].as_str().is_some_and(|s| !s.is_empty()));
+    }
+}

@@ -3,7 +3,7 @@
 
 use super::raw::{DelayedAck, Loss, MptcpOpts, Queue, TcpOpts};
 use super::units::{Dur, Limit, Size};
-use crate::transport::tcp::RtoFormula;
+use crate::transport::tcp::TcpConfig;
 use mptlab_engine::time::{MILLISECOND, SECOND};
 
 pub const SEED: u64 = 1;
@@ -57,34 +57,24 @@ pub const IDLE_BDP_RTT: Dur = Dur(MILLISECOND);
 pub const MAX_GROUP_COUNT: i64 = 1_000_000;
 pub const MAX_FLOWS: u64 = 10_000_000;
 
+/// A flow's `tcp` table when the scenario sets nothing: the transport's defaults
+/// (`TcpConfig::DEFAULT`, the one place they are written down), in the scenario's units.
 pub const fn tcp() -> TcpOpts {
+    let t = TcpConfig::DEFAULT;
     TcpOpts {
-        mss: Size(1460),
-        handshake: true,
-        sack: true,
-        // RFC 6928.
-        initial_cwnd: 10,
-        // RFC 6298 §2.4 says 1 s; Linux uses 200 ms (TCP_RTO_MIN).
-        min_rto: Dur(200 * MILLISECOND),
-        // Linux's formula, RTO = SRTT + max(4·RTTVAR, min_rto) (`tcp_rtt_estimator`).
-        rto: RtoFormula::Linux,
-        // RFC 6298 §2.1.
-        initial_rto: Dur(SECOND),
-        // Linux TCP_RTO_MAX.
-        max_rto: Dur(120 * SECOND),
-        delayed_ack: DelayedAck {
-            enabled: true,
-            // RFC 5681 §4.2: an ACK for at least every second full-sized segment.
-            every: 2,
-            // Linux TCP_DELACK_MIN.
-            timeout: Dur(40 * MILLISECOND),
-        },
-        send_buffer: Size(4_000_000),
-        recv_buffer: Size(6_000_000),
-        // Linux paces only with the fq qdisc or a pacing controller (BBR paces regardless).
-        pacing: false,
-        // Linux sends tail loss probes by default (net.ipv4.tcp_early_retrans = 3).
-        tlp: true,
+        mss: Size(t.mss as u64),
+        handshake: t.handshake,
+        sack: t.sack,
+        initial_cwnd: t.initial_cwnd_segments,
+        min_rto: Dur(t.min_rto),
+        rto: t.rto,
+        initial_rto: Dur(t.initial_rto),
+        max_rto: Dur(t.max_rto),
+        delayed_ack: DelayedAck { enabled: t.delayed_ack.enabled, every: t.delayed_ack.every, timeout: Dur(t.delayed_ack.timeout) },
+        send_buffer: Size(t.send_buffer),
+        recv_buffer: Size(t.recv_buffer),
+        pacing: t.pacing,
+        tlp: t.tlp,
     }
 }
 

@@ -1,130 +1,32 @@
 //! `SchedConfig`: a scheduler's registry name plus its typed options (STYLE: "config is the
 //! factory; names map to configs"), as `cc::CcConfig` for controllers. The scenario layer (or
 //! the MPTCP connection's builder) makes one from `scheduler` and `scheduler_options`; `build`
-//! turns it into the statically dispatched `AnyScheduler`.
+//! turns it into the statically dispatched `AnyScheduler`. The enum and its per-scheduler
+//! methods are generated from the registry (`schedulers!` in `sched/mod.rs`); here are the
+//! lookup by user-given name, the scheduler properties the connection asks about and the
+//! serialisation.
 
-use super::blest::{Blest, BlestConfig};
-use super::blp::{Blp, BlpConfig};
-use super::cpf::{Cpf, CpfConfig};
-use super::ecf::{Ecf, EcfConfig};
-use super::linger::{Linger, LingerConfig};
-use super::minrtt::MinRtt;
-use super::otias::Otias;
-use super::peekaboo::{Peekaboo, PeekabooConfig};
-use super::redundant::Redundant;
-use super::roundrobin::{RoundRobin, RoundRobinConfig};
-use super::AnyScheduler;
-use crate::cc::options::OptValue;
-use crate::cc::registry::{names, resolve, SCHEDULERS};
-use crate::cc::Options;
+use super::registry::SCHEDULERS;
+use super::{AnyScheduler, SchedConfig};
+use crate::cc::registry::{names, resolve};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-
-/// Serialises like the scenario keys it came from: `{"scheduler": name, "scheduler_options":
-/// {...}}`, the options table present only for schedulers that have options.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SchedConfig {
-    MinRtt,
-    Default(LingerConfig),
-    RoundRobin(RoundRobinConfig),
-    Redundant,
-    Blest(BlestConfig),
-    Ecf(EcfConfig),
-    Cpf(CpfConfig),
-    Otias,
-    Blp(BlpConfig),
-    Peekaboo(PeekabooConfig),
-}
 
 impl Serialize for SchedConfig {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("scheduler", self.name())?;
-        match self {
-            SchedConfig::MinRtt | SchedConfig::Redundant | SchedConfig::Otias => {}
-            SchedConfig::Default(c) => m.serialize_entry("scheduler_options", c)?,
-            SchedConfig::RoundRobin(c) => m.serialize_entry("scheduler_options", c)?,
-            SchedConfig::Blest(c) => m.serialize_entry("scheduler_options", c)?,
-            SchedConfig::Ecf(c) => m.serialize_entry("scheduler_options", c)?,
-            SchedConfig::Cpf(c) => m.serialize_entry("scheduler_options", c)?,
-            SchedConfig::Blp(c) => m.serialize_entry("scheduler_options", c)?,
-            SchedConfig::Peekaboo(c) => m.serialize_entry("scheduler_options", c)?,
-        }
+        self.serialize_options(&mut m)?;
         m.end()
     }
 }
 
 impl SchedConfig {
-    /// The default configuration of a canonical registry name.
-    pub fn default_for(name: &str) -> Option<Self> {
-        Some(match name {
-            "minrtt" => SchedConfig::MinRtt,
-            "default" => SchedConfig::Default(Default::default()),
-            "roundrobin" => SchedConfig::RoundRobin(Default::default()),
-            "redundant" => SchedConfig::Redundant,
-            "blest" => SchedConfig::Blest(Default::default()),
-            "ecf" => SchedConfig::Ecf(Default::default()),
-            "cpf" => SchedConfig::Cpf(Default::default()),
-            "otias" => SchedConfig::Otias,
-            "blp" => SchedConfig::Blp(Default::default()),
-            "peekaboo" => SchedConfig::Peekaboo(Default::default()),
-            _ => return None,
-        })
-    }
-
     /// The default configuration of a user-given name (case-insensitive, aliases allowed);
     /// an unknown name is an error that quotes it and lists the known ones.
     pub fn from_name(name: &str) -> Result<Self, String> {
         resolve(SCHEDULERS, name)
             .and_then(Self::default_for)
             .ok_or_else(|| format!("unknown scheduler `{name}`; valid: {}", names(SCHEDULERS).join(", ")))
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            SchedConfig::MinRtt => "minrtt",
-            SchedConfig::Default(_) => "default",
-            SchedConfig::RoundRobin(_) => "roundrobin",
-            SchedConfig::Redundant => "redundant",
-            SchedConfig::Blest(_) => "blest",
-            SchedConfig::Ecf(_) => "ecf",
-            SchedConfig::Cpf(_) => "cpf",
-            SchedConfig::Otias => "otias",
-            SchedConfig::Blp(_) => "blp",
-            SchedConfig::Peekaboo(_) => "peekaboo",
-        }
-    }
-
-    /// Option names this scheduler accepts.
-    pub fn option_names(&self) -> &'static [&'static str] {
-        match self {
-            SchedConfig::MinRtt | SchedConfig::Redundant | SchedConfig::Otias => &[],
-            SchedConfig::Default(_) => LingerConfig::NAMES,
-            SchedConfig::RoundRobin(_) => RoundRobinConfig::NAMES,
-            SchedConfig::Blest(_) => BlestConfig::NAMES,
-            SchedConfig::Ecf(_) => EcfConfig::NAMES,
-            SchedConfig::Cpf(_) => CpfConfig::NAMES,
-            SchedConfig::Blp(_) => BlpConfig::NAMES,
-            SchedConfig::Peekaboo(_) => PeekabooConfig::NAMES,
-        }
-    }
-
-    /// Set one option; the error is the reason only (the caller knows the key path).
-    pub fn set(&mut self, key: &str, value: OptValue) -> Result<(), String> {
-        if !self.option_names().contains(&key) {
-            return Err(format!("unknown option for `{}`", self.name()));
-        }
-        match self {
-            SchedConfig::MinRtt | SchedConfig::Redundant | SchedConfig::Otias => {
-                unreachable!("no options")
-            }
-            SchedConfig::Default(c) => c.set(key, value),
-            SchedConfig::RoundRobin(c) => c.set(key, value),
-            SchedConfig::Blest(c) => c.set(key, value),
-            SchedConfig::Ecf(c) => c.set(key, value),
-            SchedConfig::Cpf(c) => c.set(key, value),
-            SchedConfig::Blp(c) => c.set(key, value),
-            SchedConfig::Peekaboo(c) => c.set(key, value),
-        }
     }
 
     /// Whether this scheduler may name a path without space that can queue the chunk (OTIAS,
@@ -151,29 +53,14 @@ impl SchedConfig {
     pub fn build(&self) -> AnyScheduler {
         self.build_seeded(0)
     }
-
-    /// A fresh scheduler whose random draws (BLP's `randomized` blocking, Peekaboo's
-    /// exploration) come from its own stream seeded with `seed`: same seed, same decisions.
-    /// The others ignore the seed.
-    pub fn build_seeded(&self, seed: u64) -> AnyScheduler {
-        match self {
-            SchedConfig::MinRtt => AnyScheduler::MinRtt(MinRtt::new()),
-            SchedConfig::Default(c) => AnyScheduler::Linger(Linger::new(c)),
-            SchedConfig::RoundRobin(c) => AnyScheduler::RoundRobin(RoundRobin::new(c)),
-            SchedConfig::Redundant => AnyScheduler::Redundant(Redundant::new()),
-            SchedConfig::Blest(c) => AnyScheduler::Blest(Blest::new(c)),
-            SchedConfig::Ecf(c) => AnyScheduler::Ecf(Ecf::new(c)),
-            SchedConfig::Cpf(c) => AnyScheduler::Cpf(Cpf::new(c)),
-            SchedConfig::Otias => AnyScheduler::Otias(Otias::new()),
-            SchedConfig::Blp(c) => AnyScheduler::Blp(Blp::new(c, seed)),
-            SchedConfig::Peekaboo(c) => AnyScheduler::Peekaboo(Peekaboo::new(c, seed)),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::options::OptValue;
+    use crate::sched::ecf::EcfConfig;
+    use crate::sched::roundrobin::RoundRobinConfig;
 
     #[test]
     fn every_registry_name_has_a_config_that_builds() {

@@ -15,23 +15,15 @@
 //! slice it passes. Backup paths (RFC 8684 §3.3.8, MP_PRIO) are chosen from only when no
 //! non-backup path is usable; `eligible` applies that rule for every scheduler here.
 //!
-//! One file per scheduler; `SchedConfig` (a registry name plus typed options, `config.rs`) is
-//! the factory, `AnyScheduler` the statically dispatched result. `docs/schedulers.md`
+//! One file per scheduler and one entry in the registry below (`schedulers!`, `registry.rs`),
+//! which generates `SchedConfig` (a registry name plus typed options: the factory, `config.rs`)
+//! and `AnyScheduler` (the statically dispatched result). `docs/schedulers.md`
 //! summarises sources and interpretations.
 
-pub mod blest;
-pub mod blp;
 pub mod blp_features;
 pub mod blp_model;
 mod config;
-pub mod cpf;
-pub mod ecf;
-pub mod linger;
-pub mod minrtt;
-pub mod otias;
-pub mod peekaboo;
-pub mod redundant;
-pub mod roundrobin;
+pub mod registry;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -39,7 +31,41 @@ mod tests_blp;
 #[cfg(test)]
 mod tests_blp_learn;
 
-pub use config::SchedConfig;
+registry::schedulers! {
+    mod minrtt: "minrtt" ["srtt"] MinRtt => MinRtt(minrtt::MinRtt) = |_| minrtt::MinRtt::new(),
+        "lowest smoothed RTT among the paths with window space",
+        "out-of-tree Linux MPTCP mptcp_sched.c (get_available_subflow)";
+    mod linger: "default" [] Default(linger::LingerConfig) => Linger(linger::Linger) = |_, c| linger::Linger::new(c),
+        "upstream Linux MPTCP (6.18): lowest linger time (send-buffer bytes / smoothed pacing rate), 64 KB bursts into subflow send buffers, waits when the winner's buffer is full",
+        "Linux net/mptcp/protocol.c (mptcp_subflow_get_send, __mptcp_push_pending)";
+    mod roundrobin: "roundrobin" [] RoundRobin(roundrobin::RoundRobinConfig) => RoundRobin(roundrobin::RoundRobin) = |_, c| roundrobin::RoundRobin::new(c),
+        "paths with window space take turns, `segments` chunks each",
+        "out-of-tree Linux MPTCP mptcp_rr.c";
+    mod redundant: "redundant" [] Redundant => Redundant(redundant::Redundant) = |_| redundant::Redundant::new(),
+        "every chunk on every path with window space",
+        "out-of-tree Linux MPTCP mptcp_redundant.c";
+    mod blest: "blest" [] Blest(blest::BlestConfig) => Blest(blest::Blest) = |_, c| blest::Blest::new(c),
+        "minRTT, but waits for the fast path when a chunk on the slow path would block the send window (adaptive lambda)",
+        "Ferlin et al., IFIP Networking 2016, §III eq. (1)-(2); mptcp_blest.c";
+    mod ecf: "ecf" [] Ecf(ecf::EcfConfig) => Ecf(ecf::Ecf) = |_, c| ecf::Ecf::new(c),
+        "earliest completion first: waits for the full fast path when it finishes the remaining data sooner (hysteresis beta)",
+        "Lim et al., CoNEXT 2017, Algorithm 1; mptcp_ecf.c";
+    mod cpf: "cpf" [] Cpf(cpf::CpfConfig) => Cpf(cpf::Cpf) = |_, c| cpf::Cpf::new(c),
+        "cheapest path first: strict priority (lower `priority` first), the first path in order with window space",
+        "seed 003 (Pieska et al., Future Internet 2024) §2.3; MP-DCCP sched_cpf.c";
+    mod otias: "otias" [] Otias => Otias(otias::Otias) = |_| otias::Otias::new(),
+        "earliest estimated arrival, floor((in flight + queued)/cwnd)·SRTT + SRTT/2, queueing on paths without space",
+        "Yang, Wang, Amer, WAINA 2014; MP-DCCP sched_otias.c";
+    mod blp: "blp" ["blocking-probability"] Blp(blp::BlpConfig) => Blp(blp::Blp) = |seed, c| blp::Blp::new(c, seed),
+        "minRTT while rtt_s/rtt_f < threshold BT, else waits for the fast path when pf-weighted estimate sm x lambda exceeds the send window left (lambda = pf (lambda + delta_lambda)); BT set each model_interval by a learned stacked classifier over nine path statistics (model = builtin | none | file)",
+        "seed 002 (Das et al., ICC Workshops 2025) §III eq. (1), Algorithm 1, blocking threshold learning";
+    mod peekaboo: "peekaboo" [] Peekaboo(peekaboo::PeekabooConfig) => Peekaboo(peekaboo::Peekaboo) = |seed, c| peekaboo::Peekaboo::new(c, seed),
+        "learning-based: when the fast path is full, a LinUCB bandit over path features chooses wait-for-fast or send-on-slow; stochastic adjustment of the wait by RTT variation",
+        "Wu, Alay, Brunstrom, Ferlin, Caso, IEEE JSAC 38(10) 2020 (simplified)";
+}
+
+use crate::cc::options::OptValue;
+use crate::cc::Options;
 use mptlab_engine::Time;
 
 /// What a scheduler sees of one path (one subflow).
@@ -117,56 +143,7 @@ pub trait Scheduler {
     fn select(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision;
 }
 
-/// Static dispatch over every scheduler (the connection asks once per chunk).
-#[derive(Clone, Debug)]
-pub enum AnyScheduler {
-    MinRtt(minrtt::MinRtt),
-    Linger(linger::Linger),
-    RoundRobin(roundrobin::RoundRobin),
-    Redundant(redundant::Redundant),
-    Blest(blest::Blest),
-    Ecf(ecf::Ecf),
-    Cpf(cpf::Cpf),
-    Otias(otias::Otias),
-    Blp(blp::Blp),
-    Peekaboo(peekaboo::Peekaboo),
-}
-
-impl Scheduler for AnyScheduler {
-    #[inline]
-    fn select(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision {
-        match self {
-            AnyScheduler::MinRtt(s) => s.select(conn, paths),
-            AnyScheduler::Linger(s) => s.select(conn, paths),
-            AnyScheduler::RoundRobin(s) => s.select(conn, paths),
-            AnyScheduler::Redundant(s) => s.select(conn, paths),
-            AnyScheduler::Blest(s) => s.select(conn, paths),
-            AnyScheduler::Ecf(s) => s.select(conn, paths),
-            AnyScheduler::Cpf(s) => s.select(conn, paths),
-            AnyScheduler::Otias(s) => s.select(conn, paths),
-            AnyScheduler::Blp(s) => s.select(conn, paths),
-            AnyScheduler::Peekaboo(s) => s.select(conn, paths),
-        }
-    }
-}
-
 impl AnyScheduler {
-    /// The registry name of the scheduler (as `SchedConfig::name`).
-    pub fn name(&self) -> &'static str {
-        match self {
-            AnyScheduler::MinRtt(_) => "minrtt",
-            AnyScheduler::Linger(_) => "default",
-            AnyScheduler::RoundRobin(_) => "roundrobin",
-            AnyScheduler::Redundant(_) => "redundant",
-            AnyScheduler::Blest(_) => "blest",
-            AnyScheduler::Ecf(_) => "ecf",
-            AnyScheduler::Cpf(_) => "cpf",
-            AnyScheduler::Otias(_) => "otias",
-            AnyScheduler::Blp(_) => "blp",
-            AnyScheduler::Peekaboo(_) => "peekaboo",
-        }
-    }
-
     /// Hand a new blocking threshold to a scheduler that has one (BLP's BT, seed 002 §III: set
     /// periodically by a learned model). False, and nothing changes, for the others.
     pub fn set_threshold(&mut self, bt: f64) -> bool {

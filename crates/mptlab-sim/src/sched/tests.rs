@@ -11,7 +11,8 @@ use super::redundant::Redundant;
 use super::roundrobin::{RoundRobin, RoundRobinConfig};
 use super::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
 use crate::cc::options::OptValue;
-use crate::cc::registry::{names, SCHEDULERS};
+use crate::cc::registry::names;
+use crate::sched::registry::SCHEDULERS;
 use mptlab_engine::time::MILLISECOND;
 use mptlab_engine::{RngStream, StreamId, Time};
 

@@ -65,22 +65,41 @@ pub struct TcpConfig {
     pub tlp: bool,
 }
 
+impl TcpConfig {
+    /// The defaults of a TCP connection, the one source of them: the scenario layer fills a
+    /// flow's `tcp` table from these (`scenario/defaults.rs`).
+    pub const DEFAULT: TcpConfig = TcpConfig {
+        mss: 1460,
+        handshake: true,
+        sack: true,
+        // RFC 6928.
+        initial_cwnd_segments: 10,
+        // RFC 6298 §2.4 says 1 s; Linux uses 200 ms (TCP_RTO_MIN).
+        min_rto: 200 * MILLISECOND,
+        // Linux's formula, RTO = SRTT + max(4·RTTVAR, min_rto) (`tcp_rtt_estimator`).
+        rto: RtoFormula::Linux,
+        // RFC 6298 §2.1.
+        initial_rto: SECOND,
+        // Linux TCP_RTO_MAX.
+        max_rto: 120 * SECOND,
+        delayed_ack: DelayedAck {
+            enabled: true,
+            // RFC 5681 §4.2: an ACK for at least every second full-sized segment.
+            every: 2,
+            // Linux TCP_DELACK_MIN.
+            timeout: 40 * MILLISECOND,
+        },
+        send_buffer: 4_000_000,
+        recv_buffer: 6_000_000,
+        // Linux paces only with the fq qdisc or a pacing controller (BBR paces regardless).
+        pacing: false,
+        // Linux sends tail loss probes by default (net.ipv4.tcp_early_retrans = 3).
+        tlp: true,
+    };
+}
+
 impl Default for TcpConfig {
     fn default() -> Self {
-        Self {
-            mss: 1460,
-            handshake: true,
-            sack: true,
-            initial_cwnd_segments: 10,
-            min_rto: 200 * MILLISECOND,
-            rto: RtoFormula::Linux,
-            initial_rto: SECOND,
-            max_rto: 120 * SECOND,
-            delayed_ack: DelayedAck { enabled: true, every: 2, timeout: 40 * MILLISECOND },
-            send_buffer: 4_000_000,
-            recv_buffer: 6_000_000,
-            pacing: false,
-            tlp: true,
-        }
+        Self::DEFAULT
     }
 }
