@@ -39,10 +39,10 @@
 
 use super::capacity::CapacityProcess;
 use super::codel::{CoDel, Queued};
+use super::config::{LinkSpec, QueueLimit, QueueSpec};
 use super::loss::LossModel;
 use super::packet::Proto;
 use crate::metrics::{IntervalBins, QueueStats};
-use crate::spec::{LinkSpec, QueueLimit, QueueSpec};
 use mptlab_engine::time::serialization_time;
 use mptlab_engine::{Handle, RngStream, Time};
 use std::collections::VecDeque;

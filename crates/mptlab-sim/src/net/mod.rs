@@ -4,12 +4,14 @@
 
 pub mod capacity;
 pub mod codel;
+pub mod config;
 pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod routes;
 
 pub use capacity::{CapacityProcess, CapacitySpec};
+pub use config::{LinkId, LinkSpec, LossSpec, NodeId, QueueLimit, QueueSpec};
 pub use link::{Arrival, Enqueued, Link, LinkCounters};
 pub use packet::{Packet, Proto};
 pub use routes::RouteTable;
