@@ -31,6 +31,12 @@ pub enum QueueSpec {
     DropTail { limit: QueueLimit },
     /// RFC 8289 CoDel (defaults target 5 ms, interval 100 ms) with a hard limit behind it.
     CoDel { limit: QueueLimit, target: Time, interval: Time },
+    /// Random Early Detection (Floyd & Jacobson 1993; see `net::queue::red`) in front of a
+    /// hard limit. `min` and `max` are the thresholds on the average queue, both in packets or
+    /// both in bytes (the unit the average is kept in); `max_p` the drop probability reached at
+    /// `max`, `weight` the averaging weight w_q; `gentle` raises the probability linearly from
+    /// `max_p` at `max` to 1 at 2·`max` instead of jumping to 1 at `max`.
+    Red { limit: QueueLimit, min: QueueLimit, max: QueueLimit, max_p: f64, weight: f64, gentle: bool },
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]
