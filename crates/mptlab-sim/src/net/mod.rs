@@ -5,8 +5,10 @@
 //! once when the run is built. The network imports nothing above it: its configuration types
 //! live in `config`, the headers it sizes in `crate::wire`.
 
+pub mod body;
 pub mod capacity;
 pub mod config;
+pub mod hop;
 pub mod link;
 pub mod loss;
 pub mod packet;
@@ -19,8 +21,10 @@ pub mod transmitter;
 /// The CoDel discipline under its old path.
 pub use queue::codel;
 
+pub use body::{Body, BodyTable};
 pub use capacity::{CapacityProcess, CapacitySpec};
 pub use config::{LinkId, LinkSpec, LossSpec, NodeId, QueueLimit, QueueSpec};
+pub use hop::Hop;
 pub use link::{Arrival, Enqueued, Link, LinkCounters};
 pub use packet::{Packet, Proto};
 pub use queue::{PacketQueue, Qdisc, Verdict};
