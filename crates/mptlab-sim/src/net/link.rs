@@ -129,11 +129,13 @@ impl Link {
             _ => RngStream::new(0, StreamId::new(STREAM_RED, 0)),
         };
         let (qdisc, limit) = Qdisc::new(&spec.queue, qdisc_rng);
+        // Only a discipline deciding at dequeue keeps packets in the link's own FIFO.
+        let fifo = if qdisc.decides_on_arrival() { Fifo::with_capacity(0) } else { Fifo::new() };
         Self {
             delay: spec.delay,
             limit,
             qdisc,
-            fifo: Fifo::new(),
+            fifo,
             tx: Transmitter::new(spec.rate_bps),
             pipe: Pipe::new(),
             loss: LossModel::new(spec.loss),
@@ -285,7 +287,7 @@ impl Link {
         if self.qdisc.decides_on_arrival() {
             self.pipe.advance(now, &mut self.stats);
         }
-        let head = self.pipe.pop_arrived(now)?;
+        let head = self.pipe.pop_front()?;
         if head.down {
             self.counters.down_drops += 1;
         } else if head.lost {

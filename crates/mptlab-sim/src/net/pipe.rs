@@ -88,12 +88,9 @@ impl Pipe {
         }
     }
 
-    /// Pop the head if it has arrived by `now`.
+    /// Pop the head (the caller has checked it has arrived).
     #[inline]
-    pub fn pop_arrived(&mut self, now: Time) -> Option<InPipe> {
-        if self.packets.front()?.arrival > now {
-            return None;
-        }
+    pub fn pop_front(&mut self) -> Option<InPipe> {
         let head = self.packets.pop_front();
         self.waiting_from = self.waiting_from.saturating_sub(1);
         head

@@ -20,7 +20,11 @@ pub struct Fifo {
 
 impl Fifo {
     pub fn new() -> Self {
-        Self { packets: VecDeque::with_capacity(256), bytes: 0 }
+        Self::with_capacity(256)
+    }
+
+    pub fn with_capacity(n: usize) -> Self {
+        Self { packets: VecDeque::with_capacity(n), bytes: 0 }
     }
 
     pub fn len(&self) -> usize {

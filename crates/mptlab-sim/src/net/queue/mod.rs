@@ -27,7 +27,8 @@ use mptlab_engine::{RngStream, Time};
 pub enum Qdisc {
     DropTail,
     CoDel(CoDel),
-    Red(Red),
+    /// Boxed (once, when the run is built) to keep the enum, and the hop holding it, small.
+    Red(Box<Red>),
 }
 
 impl Qdisc {
@@ -40,7 +41,7 @@ impl Qdisc {
             QueueSpec::Red { limit, min, max, max_p, weight, gentle } => {
                 let params =
                     RedParams::new(min, max, max_p, weight, gentle).expect("the scenario layer checks RED thresholds share a unit");
-                (Qdisc::Red(Red::new(params, rng)), limit)
+                (Qdisc::Red(Box::new(Red::new(params, rng))), limit)
             }
         }
     }
