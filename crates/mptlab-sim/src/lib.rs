@@ -11,5 +11,6 @@ pub mod sched;
 pub mod sim;
 pub mod spec;
 pub mod transport;
+pub mod wire;
 
 pub use mptlab_engine as engine;

@@ -7,6 +7,9 @@
 
 use crate::cc::CcConfig;
 pub use crate::net::capacity::CapacitySpec;
+/// The network layer owns its configuration types; they are re-exported here, where the run
+/// spec gathers every layer's.
+pub use crate::net::config::{LinkId, LinkSpec, LossSpec, NodeId, QueueLimit, QueueSpec};
 use crate::sched::SchedConfig;
 use crate::transport::mptcp::MptcpConfig;
 use crate::transport::quic::QuicConfig;
@@ -14,8 +17,6 @@ use crate::transport::tcp::TcpConfig;
 use mptlab_engine::Time;
 use serde::Serialize;
 
-pub type NodeId = u32;
-pub type LinkId = u32;
 pub type FlowId = u32;
 
 #[derive(Clone, Debug, Serialize)]
@@ -49,54 +50,6 @@ pub struct NodeSpec {
 pub enum NodeKind {
     Host,
     Router,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct LinkSpec {
-    pub name: String,
-    pub from: NodeId,
-    pub to: NodeId,
-    pub rate_bps: u64,
-    pub delay: Time,
-    pub queue: QueueSpec,
-    pub loss: LossSpec,
-    /// A model that sets the rate over time (from time 0; `rate_bps` is then the nominal rate
-    /// used for BDP queue limits).
-    pub capacity: Option<CapacitySpec>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum QueueSpec {
-    /// Tail drop when the waiting packets would exceed the limit.
-    DropTail { limit: QueueLimit },
-    /// RFC 8289 CoDel (defaults target 5 ms, interval 100 ms) with a hard limit behind it.
-    CoDel { limit: QueueLimit, target: Time, interval: Time },
-}
-
-#[derive(Clone, Copy, Debug, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum QueueLimit {
-    Packets(u64),
-    Bytes(u64),
-}
-
-#[derive(Clone, Copy, Debug, Serialize)]
-#[serde(tag = "model", rename_all = "snake_case")]
-pub enum LossSpec {
-    None,
-    /// Independent loss with probability `p` per packet.
-    Bernoulli {
-        p: f64,
-    },
-    /// Two-state Gilbert–Elliott channel: transition probabilities per packet and loss
-    /// probability in each state.
-    GilbertElliott {
-        p_good_to_bad: f64,
-        p_bad_to_good: f64,
-        loss_good: f64,
-        loss_bad: f64,
-    },
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -849,7 +849,7 @@ fn rtt_bound(sim: &Simulation, f: usize) -> Time {
     for &l in &fs.fwd_route {
         let ls = &sim.spec.links[l as usize];
         let limit_bytes = match ls.queue {
-            QueueSpec::DropTail { limit } | QueueSpec::CoDel { limit, .. } => match limit {
+            QueueSpec::DropTail { limit } | QueueSpec::CoDel { limit, .. } | QueueSpec::Red { limit, .. } => match limit {
                 QueueLimit::Packets(n) => n * 1500,
                 QueueLimit::Bytes(n) => n,
             },

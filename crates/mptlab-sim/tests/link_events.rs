@@ -92,8 +92,8 @@ fn goodput_follows_a_rate_change() {
 fn a_forward_only_rate_change_leaves_the_reverse_direction_alone() {
     let events = "[[events]]\nat = \"1s\"\nlink = \"path.fwd\"\naction = \"rate\"\nrate = \"2Mbps\"\n";
     let (sim, summary) = run_with(&scenario_text(4, "10Mbps", DROPTAIL, events), &[], None);
-    assert_eq!(sim.links[link_index(&sim, "path")].rate_bps, 2_000_000);
-    assert_eq!(sim.links[link_index(&sim, "path.rev")].rate_bps, 10_000_000);
+    assert_eq!(sim.links[link_index(&sim, "path")].rate_bps(), 2_000_000);
+    assert_eq!(sim.links[link_index(&sim, "path.rev")].rate_bps(), 10_000_000);
     assert!(link_summary(&summary, "path.rev")["mean_rate_mbps"].is_null());
 }
 

@@ -7,7 +7,7 @@
 //!   already sees the new state. Mean loss = (π_b·loss_bad + π_g·loss_good) with
 //!   π_b = p_gb/(p_gb+p_bg).
 
-use crate::spec::LossSpec;
+use super::config::LossSpec;
 use mptlab_engine::RngStream;
 
 pub struct LossModel {

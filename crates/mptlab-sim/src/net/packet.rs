@@ -1,7 +1,7 @@
 //! The packet as the network sees it: wire size, route, timestamps, and the transport header it
 //! carries. Packets live in the engine's arena and are passed around by handle.
 
-use crate::transport::segment::TcpHeader;
+use crate::wire::TcpHeader;
 use mptlab_engine::Time;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

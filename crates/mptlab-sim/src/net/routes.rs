@@ -1,7 +1,7 @@
 //! Precomputed routes: route r is a list of link ids; flow f owns routes 2f (data) and 2f+1
 //! (ACKs). Stored flat so that forwarding is one slice index.
 
-use crate::spec::LinkId;
+use super::config::LinkId;
 
 #[derive(Default)]
 pub struct RouteTable {

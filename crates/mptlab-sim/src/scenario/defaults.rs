@@ -19,6 +19,17 @@ pub const CODEL_LIMIT: Limit = Limit::Packets(1000);
 pub const CODEL_TARGET: Dur = Dur(5 * MILLISECOND);
 pub const CODEL_INTERVAL: Dur = Dur(100 * MILLISECOND);
 
+/// RED (Floyd & Jacobson 1993): the paper's thresholds (min_th = 5 packets, max_th = 3·min_th)
+/// and weight (w_q = 0.002); max_p = 0.1 and the gentle variant as Floyd recommends ("RED:
+/// Discussions of Setting Parameters", 1997; "Recommendation on using the gentle_ variant of
+/// RED", 2000); the hard limit as CoDel's.
+pub const RED_LIMIT: Limit = Limit::Packets(1000);
+pub const RED_MIN: Limit = Limit::Packets(5);
+pub const RED_MAX: Limit = Limit::Packets(15);
+pub const RED_MAX_P: f64 = 0.1;
+pub const RED_WEIGHT: f64 = 0.002;
+pub const RED_GENTLE: bool = true;
+
 pub const fn droptail() -> Queue {
     Queue::DropTail { limit: DROPTAIL_LIMIT }
 }

@@ -40,12 +40,17 @@ pub fn links(topo: &Topology, flows: &[FlowSpec]) -> Result<Vec<LinkSpec>> {
                     r => r,
                 }
             };
-            let key = if dir.name.ends_with(".rev") { join(&dir.origin, "reverse.queue.limit") } else { join(&dir.origin, "queue.limit") };
-            let limit = |l: Limit| resolve_limit(&key, l, p.rate.0, r);
+            let queue_key = if dir.name.ends_with(".rev") { join(&dir.origin, "reverse.queue") } else { join(&dir.origin, "queue") };
+            let sized = |field: &str, l: Limit| resolve_limit(&join(&queue_key, field), l, p.rate.0, r);
+            let limit = |l: Limit| sized("limit", l);
             let queue = match p.queue {
                 Queue::DropTail { limit: l } => QueueSpec::DropTail { limit: limit(l)? },
                 Queue::CoDel { limit: l, target, interval } => {
                     QueueSpec::CoDel { limit: limit(l)?, target: target.0, interval: interval.0 }
+                }
+                Queue::Red { limit: l, min, max, max_p, weight, gentle } => {
+                    let (min, max) = red_thresholds(&queue_key, sized("min", min)?, sized("max", max)?)?;
+                    QueueSpec::Red { limit: limit(l)?, min, max, max_p, weight, gentle }
                 }
             };
             let loss = match p.loss {
@@ -67,6 +72,21 @@ pub fn links(topo: &Topology, flows: &[FlowSpec]) -> Result<Vec<LinkSpec>> {
             })
         })
         .collect()
+}
+
+/// RED's thresholds, resolved: both in packets or both in bytes (BDP multiples and times are
+/// bytes), and min below max.
+fn red_thresholds(queue_key: &str, min: QueueLimit, max: QueueLimit) -> Result<(QueueLimit, QueueLimit)> {
+    match (min, max) {
+        (QueueLimit::Packets(a), QueueLimit::Packets(b)) | (QueueLimit::Bytes(a), QueueLimit::Bytes(b)) if a < b => Ok((min, max)),
+        (QueueLimit::Packets(_), QueueLimit::Packets(_)) | (QueueLimit::Bytes(_), QueueLimit::Bytes(_)) => {
+            fail(join(queue_key, "max"), "RED's max threshold must be above its min threshold")
+        }
+        _ => fail(
+            join(queue_key, "max"),
+            "RED's min and max thresholds must both be packets or both be bytes (bdp and time thresholds resolve to bytes)",
+        ),
+    }
 }
 
 /// Bytes a direction of `rate_bps` sends in `t` ns.

@@ -21,7 +21,11 @@ const ACCESS_LINK: &[&str] = &["to", "rate", "delay", "queue", "loss", "capacity
 const REVERSE: &[&str] = &["rate", "delay", "queue", "loss", "capacity"];
 
 /// Queue kinds with their keys besides `kind`.
-pub const QUEUE_KINDS: &[(&str, &[&str])] = &[("droptail", &["limit"]), ("codel", &["limit", "target", "interval"])];
+pub const QUEUE_KINDS: &[(&str, &[&str])] = &[
+    ("droptail", &["limit"]),
+    ("codel", &["limit", "target", "interval"]),
+    ("red", &["limit", "min", "max", "max_p", "weight", "gentle"]),
+];
 /// Loss models with their keys besides `model`.
 pub const LOSS_MODELS: &[(&str, &[&str])] =
     &[("none", &[]), ("bernoulli", &["p"]), ("gilbert_elliott", &["p_good_to_bad", "p_bad_to_good", "loss_good", "loss_bad"])];
@@ -145,12 +149,29 @@ fn queue(key: &str, v: &Value) -> Result<Queue> {
     let (kind, t) = kinded(key, v, "kind", Some("droptail"), QUEUE_KINDS)?;
     Ok(match kind {
         "droptail" => Queue::DropTail { limit: t.or("limit", d::DROPTAIL_LIMIT, r::limit)? },
+        "red" => Queue::Red {
+            limit: t.or("limit", d::RED_LIMIT, r::limit)?,
+            min: t.or("min", d::RED_MIN, r::limit)?,
+            max: t.or("max", d::RED_MAX, r::limit)?,
+            max_p: t.or("max_p", d::RED_MAX_P, positive_probability)?,
+            weight: t.or("weight", d::RED_WEIGHT, positive_probability)?,
+            gentle: t.or("gentle", d::RED_GENTLE, r::boolean)?,
+        },
         _ => Queue::CoDel {
             limit: t.or("limit", d::CODEL_LIMIT, r::limit)?,
             target: t.or("target", d::CODEL_TARGET, r::time_pos)?,
             interval: t.or("interval", d::CODEL_INTERVAL, r::time_pos)?,
         },
     })
+}
+
+/// A probability in (0, 1].
+fn positive_probability(key: &str, v: &Value) -> Result<f64> {
+    let p = r::probability(key, v, false)?;
+    if p == 0.0 {
+        return fail(key, "must be > 0 (in (0, 1])");
+    }
+    Ok(p)
 }
 
 fn loss(key: &str, v: &Value) -> Result<Loss> {

@@ -83,8 +83,23 @@ pub struct Direction {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Queue {
-    DropTail { limit: Limit },
-    CoDel { limit: Limit, target: Dur, interval: Dur },
+    DropTail {
+        limit: Limit,
+    },
+    CoDel {
+        limit: Limit,
+        target: Dur,
+        interval: Dur,
+    },
+    /// Thresholds `min`/`max` on the average queue, in the units of a queue limit.
+    Red {
+        limit: Limit,
+        min: Limit,
+        max: Limit,
+        max_p: f64,
+        weight: f64,
+        gentle: bool,
+    },
 }
 
 #[derive(Clone, Debug, Serialize)]

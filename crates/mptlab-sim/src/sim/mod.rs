@@ -533,7 +533,7 @@ impl Simulation {
         for (link, trace) in self.links.iter_mut().zip(&mut self.link_traces) {
             let (pkts, bytes) = link.backlog(now);
             trace.queue_pkts.record(now, pkts as f64);
-            trace.queue_delay_ms.record(now, bytes as f64 * 8.0 / link.rate_bps as f64 * 1e3);
+            trace.queue_delay_ms.record(now, bytes as f64 * 8.0 / link.rate_bps() as f64 * 1e3);
         }
         let next = now + self.spec.metrics.trace_interval;
         if next < self.spec.duration {

@@ -184,8 +184,8 @@ fn loss_probabilities_are_checked() {
 
 #[test]
 fn bad_queue_kind_lists_kinds() {
-    let e = bad(&[("links.bottleneck.queue", "{ kind = \"red\" }")], "links.bottleneck.queue.kind", "unknown kind");
-    assert_eq!(e.choices, ["droptail", "codel"]);
+    let e = bad(&[("links.bottleneck.queue", "{ kind = \"pie\" }")], "links.bottleneck.queue.kind", "unknown kind");
+    assert_eq!(e.choices, ["droptail", "codel", "red"]);
     bad(&[("links.bottleneck.queue", "fifo")], "links.bottleneck.queue", "unknown kind");
 }
 

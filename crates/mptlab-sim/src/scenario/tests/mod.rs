@@ -1,10 +1,12 @@
 //! Scenario-layer tests: `invalid` (each error class names its key and reason), `valid`
 //! (expansion, routing, BDP resolution, overrides, canonical form), `routing` (Dijkstra against
 //! brute force) and `files` (the shipped scenarios load; every
-//! `tests/scenarios/broken/*.toml` fails as its `# expect:` line says).
+//! `tests/scenarios/broken/*.toml` fails as its `# expect:` line says), `red` (RED queue keys:
+//! defaults, resolution, errors, one run).
 
 mod files;
 mod invalid;
+mod red;
 mod routing;
 mod valid;
 

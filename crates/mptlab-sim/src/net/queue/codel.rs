@@ -5,24 +5,18 @@
 //! shrinking with the inverse square root of the drop count (the control law, §5.6):
 //! drop_next = t + interval / sqrt(count).
 //! Interpretation: MAXPACKET (the "queue holds less than one MTU" escape of §5.5) is 1500 bytes.
+//!
+//! `CoDel` is the control state only; the packets wait in a `Fifo` the caller owns and passes
+//! in, so the same discipline serves a link's transmitter and a shared-medium station.
 
-use mptlab_engine::{Handle, Time};
-use std::collections::VecDeque;
+use super::fifo::{Fifo, Queued};
+use mptlab_engine::Time;
 
 const MAX_PACKET: u64 = 1500;
-
-#[derive(Clone, Copy)]
-pub struct Queued {
-    pub handle: Handle,
-    pub enqueued_at: Time,
-    pub size: u32,
-}
 
 pub struct CoDel {
     target: Time,
     interval: Time,
-    fifo: VecDeque<Queued>,
-    bytes: u64,
     first_above_time: Time,
     drop_next: Time,
     count: u32,
@@ -37,38 +31,16 @@ struct DoDequeue {
 
 impl CoDel {
     pub fn new(target: Time, interval: Time) -> Self {
-        Self {
-            target,
-            interval,
-            fifo: VecDeque::with_capacity(256),
-            bytes: 0,
-            first_above_time: 0,
-            drop_next: 0,
-            count: 0,
-            last_count: 0,
-            dropping: false,
-        }
+        Self { target, interval, first_above_time: 0, drop_next: 0, count: 0, last_count: 0, dropping: false }
     }
 
-    pub fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.fifo.is_empty()
-    }
-
-    pub fn bytes(&self) -> u64 {
-        self.bytes
+    /// Back to the initial state, keeping target and interval (Linux `codel_reset`).
+    pub fn reset(&mut self) {
+        *self = Self::new(self.target, self.interval);
     }
 
     pub fn is_dropping(&self) -> bool {
         self.dropping
-    }
-
-    pub fn push(&mut self, q: Queued) {
-        self.bytes += q.size as u64;
-        self.fifo.push_back(q);
     }
 
     fn control_law(&self, t: Time, count: u32) -> Time {
@@ -76,15 +48,14 @@ impl CoDel {
     }
 
     // RFC 8289 §5.5 dodequeue
-    fn do_dequeue(&mut self, now: Time) -> DoDequeue {
-        let Some(p) = self.fifo.pop_front() else {
+    fn do_dequeue(&mut self, now: Time, fifo: &mut Fifo) -> DoDequeue {
+        let Some(p) = fifo.pop() else {
             self.first_above_time = 0;
             return DoDequeue { packet: None, ok_to_drop: false };
         };
-        self.bytes -= p.size as u64;
         let sojourn = now - p.enqueued_at;
         let mut ok_to_drop = false;
-        if sojourn < self.target || self.bytes <= MAX_PACKET {
+        if sojourn < self.target || fifo.bytes() <= MAX_PACKET {
             self.first_above_time = 0;
         } else if self.first_above_time == 0 {
             self.first_above_time = now + self.interval;
@@ -94,10 +65,10 @@ impl CoDel {
         DoDequeue { packet: Some(p), ok_to_drop }
     }
 
-    /// RFC 8289 §5.7 dequeue: the next packet to transmit, pushing any packets CoDel drops into
-    /// `dropped`.
-    pub fn dequeue(&mut self, now: Time, dropped: &mut Vec<Queued>) -> Option<Queued> {
-        let mut r = self.do_dequeue(now);
+    /// RFC 8289 §5.7 dequeue: the next packet of `fifo` to transmit, pushing any packets CoDel
+    /// drops into `dropped`.
+    pub fn dequeue(&mut self, now: Time, fifo: &mut Fifo, dropped: &mut Vec<Queued>) -> Option<Queued> {
+        let mut r = self.do_dequeue(now, fifo);
         let Some(_) = r.packet else {
             self.dropping = false;
             return None;
@@ -109,7 +80,7 @@ impl CoDel {
             while self.dropping && now >= self.drop_next {
                 dropped.push(r.packet.take().expect("packet present while dropping"));
                 self.count += 1;
-                r = self.do_dequeue(now);
+                r = self.do_dequeue(now, fifo);
                 if r.packet.is_none() || !r.ok_to_drop {
                     self.dropping = false;
                 } else {
@@ -118,7 +89,7 @@ impl CoDel {
             }
         } else if r.ok_to_drop {
             dropped.push(r.packet.take().expect("packet present"));
-            r = self.do_dequeue(now);
+            r = self.do_dequeue(now, fifo);
             self.dropping = true;
             let delta = self.count.wrapping_sub(self.last_count);
             self.count = if delta > 1 && now.saturating_sub(self.drop_next) < 16 * self.interval { delta } else { 1 };
@@ -133,6 +104,7 @@ impl CoDel {
 mod tests {
     use super::*;
     use mptlab_engine::time::MILLISECOND as MS;
+    use mptlab_engine::Handle;
 
     fn pkt(i: u32, at: Time) -> Queued {
         Queued { handle: Handle(i), enqueued_at: at, size: 1500 }
@@ -141,13 +113,14 @@ mod tests {
     #[test]
     fn short_sojourn_never_drops() {
         let mut c = CoDel::new(5 * MS, 100 * MS);
+        let mut q = Fifo::new();
         let mut dropped = vec![];
         for i in 0..1000u32 {
             let t = i as Time * MS;
-            c.push(pkt(i, t));
-            c.push(pkt(i + 10_000, t));
-            assert!(c.dequeue(t + MS, &mut dropped).is_some());
-            assert!(c.dequeue(t + MS, &mut dropped).is_some());
+            q.push(pkt(i, t));
+            q.push(pkt(i + 10_000, t));
+            assert!(c.dequeue(t + MS, &mut q, &mut dropped).is_some());
+            assert!(c.dequeue(t + MS, &mut q, &mut dropped).is_some());
         }
         assert!(dropped.is_empty());
     }
@@ -156,10 +129,11 @@ mod tests {
     fn persistent_queue_starts_dropping_after_one_interval_and_drop_rate_grows() {
         // A standing queue of 20 packets, each waiting 20 ms (> target), serviced every 1 ms.
         let mut c = CoDel::new(5 * MS, 100 * MS);
+        let mut q = Fifo::new();
         let mut dropped = vec![];
         let mut next = 0u32;
         for _ in 0..20 {
-            c.push(pkt(next, 0));
+            q.push(pkt(next, 0));
             next += 1;
         }
         let mut first_drop = None;
@@ -167,13 +141,13 @@ mod tests {
         for ms in 1..600u64 {
             let now = ms * MS;
             let before = dropped.len();
-            c.dequeue(now, &mut dropped);
+            c.dequeue(now, &mut q, &mut dropped);
             if dropped.len() > before && first_drop.is_none() {
                 first_drop = Some(now);
             }
             drops_per_100ms[(ms / 100) as usize] += (dropped.len() - before) as u32;
-            while c.len() < 20 {
-                c.push(pkt(next, now.saturating_sub(20 * MS)));
+            while q.len() < 20 {
+                q.push(pkt(next, now.saturating_sub(20 * MS)));
                 next += 1;
             }
         }
