@@ -36,11 +36,14 @@
 //!   potentially failed (not scheduled, its outstanding STREAM data queued again) until it is
 //!   acknowledged again; PTO probes keep testing it.
 //! - Scheduling: each packet with STREAM data goes where the shared scheduler (`sched`) says,
-//!   one decision per packet; a path has space when its window and pacer allow a full packet.
-//!   `Redundant` decisions send on the lowest-numbered path of the set with space (QUIC
+//!   one decision per packet, through the multipath core MPTCP uses too (`transport/multipath`:
+//!   shortcut, views, placement); a path has space when its window and pacer allow a full
+//!   packet. `Redundant` decisions send on the lowest-numbered path of the set with space (QUIC
 //!   retransmits by frame, so a duplicate STREAM frame would be a second copy of the data).
+//!   Each path slot has the user's preferences (priority, backup: `set_path_prefs`), which both
+//!   ends know from the scenario (PATH_STATUS frames are not sent).
 //! - Coupled controllers (LIA, OLIA, BALIA, wVegas) get every path's view before each event of
-//!   one path, as MPTCP subflows do.
+//!   one path, as MPTCP subflows do (the core's coupling).
 //! - Not modelled: connection IDs beyond their length on the wire, NEW_CONNECTION_ID and
 //!   retirement, key updates, stream limits (MAX_STREAMS), RESET_STREAM / STOP_SENDING,
 //!   CONNECTION_CLOSE and idle timeout, ECN, path MTU discovery, PATH_STATUS frames.
