@@ -209,24 +209,37 @@ fn mptcp_opts(key: &str, v: &Value, mss: Size) -> Result<MptcpOpts> {
     let t = Tbl::new(key, v, MPTCP)?;
     let def = d::mptcp();
     let buffer = |k: &str, v: &Value| buffer_size(k, v, mss);
-    let list = |k: &str, v: &Value| -> Result<Vec<Value>> {
-        match v {
-            Value::Array(a) if !a.is_empty() && a.len() <= MAX_SUBFLOWS => Ok(a.clone()),
-            Value::Array(a) => fail(k, format!("expected 1 to {MAX_SUBFLOWS} entries (one per path), got {}", a.len())),
-            other => fail(k, format!("expected a list (one entry per path), found {}", r::type_name(other))),
-        }
-    };
+    let (priorities, backup) = path_prefs(&t, MAX_SUBFLOWS)?;
     Ok(MptcpOpts {
         send_buffer: t.or("send_buffer", def.send_buffer, buffer)?,
         recv_buffer: t.or("recv_buffer", def.recv_buffer, buffer)?,
         join_delay: t.or("join_delay", def.join_delay, r::time)?,
         reinject_on_rto: t.or("reinject_on_rto", def.reinject_on_rto, r::boolean)?,
         opportunistic_retransmit: t.or("opportunistic_retransmit", def.opportunistic_retransmit, r::boolean)?,
-        priorities: t.opt("priorities", |k, v| {
-            list(k, v)?.iter().enumerate().map(|(i, x)| r::int(&format!("{k}[{i}]"), x, 0, 1_000_000).map(|n| n as u32)).collect()
-        })?,
-        backup: t.opt("backup", |k, v| list(k, v)?.iter().enumerate().map(|(i, x)| r::boolean(&format!("{k}[{i}]"), x)).collect())?,
+        priorities,
+        backup,
     })
+}
+
+/// `priorities` and `backup` as given (None: not given).
+pub(super) type PrefLists = (Option<Vec<u32>>, Option<Vec<bool>>);
+
+/// The per-path preference lists of a multipath flow's connection table (`mptcp`, `quic`):
+/// `priorities` (scheduler preference, lower first) and `backup`, one entry per path (at most
+/// `max` entries; the count is checked against the flow's paths when they are resolved).
+pub(super) fn path_prefs(t: &Tbl, max: usize) -> Result<PrefLists> {
+    let list = |k: &str, v: &Value| -> Result<Vec<Value>> {
+        match v {
+            Value::Array(a) if !a.is_empty() && a.len() <= max => Ok(a.clone()),
+            Value::Array(a) => fail(k, format!("expected 1 to {max} entries (one per path), got {}", a.len())),
+            other => fail(k, format!("expected a list (one entry per path), found {}", r::type_name(other))),
+        }
+    };
+    let priorities = t.opt("priorities", |k, v| {
+        list(k, v)?.iter().enumerate().map(|(i, x)| r::int(&format!("{k}[{i}]"), x, 0, 1_000_000).map(|n| n as u32)).collect()
+    })?;
+    let backup = t.opt("backup", |k, v| list(k, v)?.iter().enumerate().map(|(i, x)| r::boolean(&format!("{k}[{i}]"), x)).collect())?;
+    Ok((priorities, backup))
 }
 
 /// `cc_options` / `scheduler_options = { key = value, ... }`: options of the chosen algorithm

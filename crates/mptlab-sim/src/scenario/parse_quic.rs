@@ -1,9 +1,9 @@
 //! `protocol = "quic"` and `protocol = "mpquic"` flows: the congestion controller (per path),
 //! the scheduler and paths (mpquic), and the `quic = { ... }` connection options
-//! (`transport::quic::QuicConfig`).
+//! (`transport::quic::QuicConfig`), with mpquic's per-path `priorities` and `backup` (as mptcp's).
 
 use super::errors::{fail, Result};
-use super::parse_flow::{congestion_controller, paths, scheduler};
+use super::parse_flow::{congestion_controller, path_prefs, paths, scheduler, PrefLists};
 use super::raw::Transport;
 use super::reader::{self as r, Tbl};
 use crate::transport::quic::{QuicConfig, MAX_PATHS};
@@ -21,6 +21,8 @@ const QUIC: &[&str] = &[
     "failure_ptos",
     "pto_probe_packets",
     "path_open_delay",
+    "priorities",
+    "backup",
 ];
 
 /// The scheduler of a multipath QUIC flow when none is given: MinRTT (the default of the
@@ -39,12 +41,21 @@ pub fn quic_transport(t: &Tbl, multipath: bool) -> Result<Transport> {
     let cc = congestion_controller(t)?;
     let scheduler = scheduler(t, MPQUIC_SCHEDULER)?;
     let paths = if multipath { paths(t, MAX_PATHS, "an mpquic flow")? } else { None };
-    let quic = t.or("quic", QuicConfig { multipath, ..QuicConfig::default() }, |k, v| quic_opts(k, v, multipath))?;
-    Ok(Transport::Quic { cc, scheduler, quic, paths })
+    let none = (QuicConfig { multipath, ..QuicConfig::default() }, (None, None));
+    let (quic, (priorities, backup)) = t.or("quic", none, |k, v| quic_opts(k, v, multipath))?;
+    Ok(Transport::Quic { cc, scheduler, quic, paths, priorities, backup })
 }
 
-fn quic_opts(key: &str, v: &Value, multipath: bool) -> Result<QuicConfig> {
+/// The `quic` table: the connection options, and for mpquic the per-path `priorities` and
+/// `backup` lists (as `mptcp`'s).
+fn quic_opts(key: &str, v: &Value, multipath: bool) -> Result<(QuicConfig, PrefLists)> {
     let t = Tbl::new(key, v, QUIC)?;
+    for k in ["priorities", "backup"] {
+        if !multipath && t.has(k) {
+            return fail(t.key(k), "only for mpquic flows (one entry per path)");
+        }
+    }
+    let lists = path_prefs(&t, MAX_PATHS)?;
     let def = QuicConfig { multipath, ..QuicConfig::default() };
     let small = |k: &str, v: &Value, lo: i64, hi: i64| r::int(k, v, lo, hi).map(|n| n as u32);
     let window = |k: &str, v: &Value| {
@@ -54,7 +65,7 @@ fn quic_opts(key: &str, v: &Value, multipath: bool) -> Result<QuicConfig> {
         }
         Ok(s.0)
     };
-    Ok(QuicConfig {
+    let quic = QuicConfig {
         max_udp_payload: t.or("max_udp_payload", def.max_udp_payload, |k, v| {
             let s = r::size(k, v)?;
             if !(1200..=65_527).contains(&s.0) {
@@ -79,5 +90,6 @@ fn quic_opts(key: &str, v: &Value, multipath: bool) -> Result<QuicConfig> {
         pto_probe_packets: t.or("pto_probe_packets", def.pto_probe_packets as u32, |k, v| small(k, v, 1, 2))? as u8,
         path_open_delay: t.or("path_open_delay", def.path_open_delay, |k, v| r::time(k, v).map(|d| d.0))?,
         ..def
-    })
+    };
+    Ok((quic, lists))
 }

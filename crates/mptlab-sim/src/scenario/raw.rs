@@ -157,6 +157,11 @@ pub enum Transport {
         quic: crate::transport::quic::QuicConfig,
         #[serde(skip_serializing_if = "Option::is_none")]
         paths: Option<Vec<Vec<String>>>,
+        /// mpquic: `quic.priorities` and `quic.backup`, one entry per path (as `MptcpOpts`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        priorities: Option<Vec<u32>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        backup: Option<Vec<bool>>,
     },
 }
 

@@ -125,10 +125,10 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
             let transport = match &f.transport {
                 Transport::Mptcp { paths, mptcp, .. } => {
                     let mp = mptcp_paths(topo, &key, paths.as_deref(), src, dst)?;
-                    check_per_path(&key, mptcp, mp.len())?;
+                    check_per_path(&join(&key, "mptcp"), &mptcp.priorities, &mptcp.backup, mp.len())?;
                     mptcp_spec(&f.transport, mp)
                 }
-                Transport::Quic { paths, quic, .. } => {
+                Transport::Quic { paths, quic, priorities, backup, .. } => {
                     let routes = if quic.multipath {
                         let mp = mptcp_paths(topo, &key, paths.as_deref(), src, dst)?;
                         if mp.len() > MAX_PATHS {
@@ -142,6 +142,7 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
                                 ),
                             );
                         }
+                        check_per_path(&join(&key, "quic"), priorities, backup, mp.len())?;
                         mp
                     } else {
                         vec![fwd.clone()]
@@ -230,11 +231,12 @@ fn mptcp_paths(topo: &Topology, key: &str, paths: Option<&[Vec<String>]>, src: N
     }
 }
 
-/// `mptcp.priorities` and `mptcp.backup` give one entry per path.
-fn check_per_path(key: &str, m: &raw::MptcpOpts, paths: usize) -> Result<()> {
-    for (name, n) in [("priorities", m.priorities.as_ref().map(Vec::len)), ("backup", m.backup.as_ref().map(Vec::len))] {
+/// `priorities` and `backup` of the connection table `key` (`mptcp`, `quic`) give one entry per
+/// path.
+fn check_per_path(key: &str, priorities: &Option<Vec<u32>>, backup: &Option<Vec<bool>>, paths: usize) -> Result<()> {
+    for (name, n) in [("priorities", priorities.as_ref().map(Vec::len)), ("backup", backup.as_ref().map(Vec::len))] {
         if let Some(n) = n.filter(|&n| n != paths) {
-            return fail(join(&join(key, "mptcp"), name), format!("has {n} entries but the flow has {paths} paths"));
+            return fail(join(key, name), format!("has {n} entries but the flow has {paths} paths"));
         }
     }
     Ok(())
@@ -268,11 +270,16 @@ fn mptcp_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
 }
 
 fn quic_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
-    let Transport::Quic { cc, scheduler, quic, .. } = t else { unreachable!("quic transport") };
+    let Transport::Quic { cc, scheduler, quic, priorities, backup, .. } = t else { unreachable!("quic transport") };
     let paths = routes
         .into_iter()
         .enumerate()
-        .map(|(i, fwd)| PathSpec { rev_route: routes::reverse(&fwd), fwd_route: fwd, priority: i as u32, backup: false })
+        .map(|(i, fwd)| PathSpec {
+            rev_route: routes::reverse(&fwd),
+            fwd_route: fwd,
+            priority: priorities.as_ref().map_or(i as u32, |p| p[i]),
+            backup: backup.as_ref().is_some_and(|b| b[i]),
+        })
         .collect();
     TransportSpec::Quic(QuicSpec { cc: cc.clone(), scheduler: scheduler.clone(), quic: quic.clone(), paths })
 }

@@ -9,6 +9,7 @@ use crate::cc::CcParams;
 use crate::net::{Link, Proto, RouteTable};
 use crate::spec::{AppSpec, RunSpec, TransportSpec};
 use crate::transport::mptcp::{MptcpReceiver, MptcpSender, SubflowParams};
+use crate::transport::multipath::PathPrefs;
 use crate::transport::quic::{QuicConn, Role};
 use crate::transport::segment::UDP_HEADER_BYTES;
 use crate::transport::tcp::{TcpReceiver, TcpSender};
@@ -75,8 +76,11 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             TransportSpec::Quic(q) => {
                 let sched_seed = RngStream::new(spec.seed, StreamId::named(STREAM_SCHEDULER, &f.name)).next_u64();
                 let n = q.paths.len();
-                let cli = QuicConn::new(Role::Client, q.quic.clone(), &q.cc, &q.scheduler, n, sched_seed);
-                let srv = QuicConn::new(Role::Server, q.quic.clone(), &q.cc, &q.scheduler, n, sched_seed ^ 1);
+                let mut cli = QuicConn::new(Role::Client, q.quic.clone(), &q.cc, &q.scheduler, n, sched_seed);
+                let mut srv = QuicConn::new(Role::Server, q.quic.clone(), &q.cc, &q.scheduler, n, sched_seed ^ 1);
+                let prefs: Vec<PathPrefs> = q.paths.iter().map(|p| PathPrefs { priority: p.priority, backup: p.backup }).collect();
+                cli.set_path_prefs(&prefs);
+                srv.set_path_prefs(&prefs);
                 if q.quic.multipath {
                     mp = Some(Box::new(MpMetrics::new(n, trace_every, duration)));
                 }

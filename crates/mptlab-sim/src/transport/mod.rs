@@ -4,6 +4,7 @@
 //! the event queue.
 
 pub mod mptcp;
+pub mod multipath;
 pub mod quic;
 pub mod segment;
 pub mod tcp;

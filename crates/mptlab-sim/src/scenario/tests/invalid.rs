@@ -528,3 +528,13 @@ fn limits_are_enforced_at_their_edge() {
         "above the limit",
     );
 }
+
+#[test]
+fn mpquic_per_path_lists_are_checked_as_mptcp_ones() {
+    let mp = ("flows.bulk.protocol", "\"mpquic\"");
+    bad(&[mp, ("flows.bulk.quic", "{ priorities = [0, 1] }")], "flows.bulk.quic.priorities", "2 entries but the flow has 1 paths");
+    bad(&[mp, ("flows.bulk.quic", "{ backup = [1] }")], "flows.bulk.quic.backup[0]", "true or false");
+    bad(&[mp, ("flows.bulk.quic", "{ backup = [] }")], "flows.bulk.quic.backup", "1 to 8 entries");
+    let quic = ("flows.bulk.protocol", "\"quic\"");
+    bad(&[quic, ("flows.bulk.quic", "{ backup = [false] }")], "flows.bulk.quic.backup", "only for mpquic");
+}

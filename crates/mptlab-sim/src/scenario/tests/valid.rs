@@ -430,3 +430,15 @@ fn canonical_form_with_events_and_capacity_reads_back_the_same() {
     assert_eq!(serde_json::to_string(&l.canonical).unwrap(), serde_json::to_string(&again.canonical).unwrap());
     assert_eq!(l.spec.events, again.spec.events);
 }
+
+#[test]
+fn mpquic_paths_take_their_preferences_from_the_quic_table() {
+    let prefs = |overrides: &[(&str, &str)]| {
+        let spec = base_ok(overrides).spec;
+        let TransportSpec::Quic(q) = &spec.flows[0].transport else { panic!("an mpquic flow") };
+        q.paths.iter().map(|p| (p.priority, p.backup)).collect::<Vec<_>>()
+    };
+    let mp = ("flows.bulk.protocol", "\"mpquic\"");
+    assert_eq!(prefs(&[mp]), [(0, false)], "default: the path index, no backup");
+    assert_eq!(prefs(&[mp, ("flows.bulk.quic", "{ priorities = [3], backup = [true] }")]), [(3, true)]);
+}

@@ -36,7 +36,8 @@ use super::mapping::{Mapping, Mappings};
 use crate::cc::{AnyCc, CongestionControl, SubflowCcView};
 use crate::metrics::LogHistogram;
 use crate::sched::linger::{autotuned_sndbuf, wmem_queued};
-use crate::sched::{AnyScheduler, ConnView, Decision, PathView, Scheduler};
+use crate::sched::{AnyScheduler, ConnView, PathView};
+use crate::transport::multipath::{MultipathCore, MultipathPath, PathPrefs, Placement, Shortcut};
 use crate::transport::segment::TcpHeader;
 use crate::transport::tcp::{TcpConfig, TcpSender};
 use mptlab_engine::time::SECOND;
@@ -119,7 +120,8 @@ pub struct MptcpSender {
     cfg: MptcpConfig,
     tcp: TcpConfig,
     pub subs: Vec<Subflow>,
-    sched: AnyScheduler,
+    /// The scheduler, the path views and the controllers' coupling (`transport/multipath`).
+    core: MultipathCore,
     /// The scheduler may place a chunk on a path without window space (it queues there).
     may_queue: bool,
     /// The `default` scheduler's kernel model: subflows hold up to their send buffer.
@@ -127,10 +129,6 @@ pub struct MptcpSender {
     /// Kernel model: the connection's send buffer (`send_buffer`), kept up to date by
     /// `refresh_msk_sndbuf`.
     msk_sndbuf: u64,
-    /// The scheduler always picks a path when exactly one can send now (it never waits and
-    /// keeps no state that the choice would change): then it need not be asked.
-    picks_only_choice: bool,
-    coupled: bool,
     /// Subflows whose sender state changed since the last `take_touched` (bit i = subflow i):
     /// the caller re-aligns only their timers.
     touched: u32,
@@ -143,8 +141,6 @@ pub struct MptcpSender {
     reinject: VecDeque<(u64, u32)>,
     /// (end of handed-over data, hand-over time), for protocol delay.
     handed: VecDeque<(u64, Time)>,
-    views: Vec<PathView>,
-    cc_views: Vec<SubflowCcView>,
     tmp: Vec<TcpHeader>,
     stall_since: Option<Time>,
     last_opportunistic: Option<u64>,
@@ -182,13 +178,14 @@ impl MptcpSender {
         let subs = ccs
             .into_iter()
             .enumerate()
-            .map(|(i, cc)| Subflow {
+            .map(|(i, cc)| (PathPrefs::from_lists(i, &p.priorities, &p.backups), cc))
+            .map(|(prefs, cc)| Subflow {
                 snd: subflow_sender(tcp, cc),
                 map: Mappings::default(),
                 state: SubState::Idle,
                 epoch: 0,
-                priority: p.priorities.get(i).copied().unwrap_or(i as u32),
-                backup: p.backups.get(i).copied().unwrap_or(false),
+                priority: prefs.priority,
+                backup: prefs.backup,
                 pf: false,
                 rtos_seen: 0,
                 reinjected_to: 0,
@@ -202,12 +199,11 @@ impl MptcpSender {
             cfg,
             tcp,
             subs,
-            sched,
+            // The shortcut needs the window to be the only limit: not so when subflows queue.
+            core: MultipathCore::new(sched, picks_only_choice && !may_queue, coupled, n),
             may_queue,
             kernel,
             msk_sndbuf: TCP_WMEM_MIN,
-            picks_only_choice: picks_only_choice && !may_queue,
-            coupled,
             touched: 0,
             unlimited: false,
             write_end: 0,
@@ -215,8 +211,6 @@ impl MptcpSender {
             data_una: 0,
             reinject: VecDeque::new(),
             handed: VecDeque::new(),
-            views: Vec::with_capacity(n),
-            cc_views: Vec::with_capacity(n),
             tmp: Vec::with_capacity(16),
             stall_since: None,
             last_opportunistic: None,
@@ -485,17 +479,9 @@ impl MptcpSender {
     }
 
     /// Hand subflow `i`'s controller the views of every subflow (coupled controllers only).
+    #[inline]
     fn couple(&mut self, i: usize) {
-        if !self.coupled {
-            return;
-        }
-        self.cc_views.clear();
-        for s in &self.subs {
-            let mut v = s.snd.cc().coupled_view().unwrap_or_default();
-            v.active = s_usable(s);
-            self.cc_views.push(v);
-        }
-        self.subs[i].snd.cc_mut().couple(&self.cc_views, i);
+        self.core.couple(&mut self.subs, i);
     }
 
     /// Turn subflow `i`'s output into segments, attaching each data segment's DSS mapping.
@@ -521,41 +507,15 @@ impl MptcpSender {
         }
     }
 
-    fn fill_views(&mut self) {
-        let mss = self.tcp.mss as u64;
-        self.views.clear();
-        for (i, s) in self.subs.iter().enumerate() {
-            let snd = &s.snd;
-            let rtt = snd.rtt();
-            let usable = s_usable(s);
-            self.views.push(PathView {
-                id: i,
-                usable,
-                has_space: usable && snd.has_space(),
-                can_queue: usable && if self.kernel { memory_free(s, self.tcp.mss) } else { snd.queued() < QUEUE_LIMIT_SEGMENTS * mss },
-                srtt: rtt.srtt().unwrap_or(0),
-                rttvar: rtt.rttvar(),
-                min_rtt: if rtt.srtt().is_some() { rtt.min_rtt() } else { 0 },
-                cwnd: snd.cwnd(),
-                in_flight: snd.in_flight(),
-                queued: snd.queued(),
-                pacing_rate: if self.kernel { linux_pacing_rate(snd) } else { snd.rate_estimate() },
-                mss: self.tcp.mss,
-                priority: s.priority,
-                backup: s.backup,
-                segments_sent: snd.stats.segments_sent,
-                retransmissions: snd.stats.retransmissions,
-                bytes_acked: snd.snd_una(),
-                bytes_sent: snd.stats.bytes_sent,
-                packets_lost: snd.lost_totals().0,
-                bytes_lost: snd.lost_totals().1,
-            });
-        }
+    /// The scheduler's views of every subflow (`subflow_view`), rebuilt in the core's buffer.
+    fn fill_views(&mut self) -> &[PathView] {
+        let (kernel, mss) = (self.kernel, self.tcp.mss);
+        self.core.fill_views(&self.subs, |s, usable| subflow_view(s, usable, kernel, mss))
     }
 
     /// The connection's scheduler (its state and summary, e.g. BLP's learned threshold).
     pub fn scheduler(&self) -> &AnyScheduler {
-        &self.sched
+        self.core.scheduler()
     }
 
     /// The connection as schedulers see it. `unsent` is what could be sent now: the bytes
@@ -574,43 +534,30 @@ impl MptcpSender {
         }
     }
 
-    /// Without asking the scheduler: Some(None) when no path could take a chunk now, Some(Some(i))
-    /// when exactly path i can and the scheduler would pick it; None when it must be asked.
+    /// Whether the scheduler must be asked about the next chunk (`Shortcut`).
     #[inline]
-    fn only_choice(&self) -> Option<Option<usize>> {
+    fn shortcut(&self) -> Shortcut {
         if self.kernel {
             return self.kernel_all_full();
         }
         if self.may_queue {
-            return None;
+            return Shortcut::Ask;
         }
-        let mut only = None;
-        for (i, s) in self.subs.iter().enumerate() {
-            if s_usable(s) && s.snd.has_space() {
-                if only.is_some() || !self.picks_only_choice || s.backup {
-                    return None;
-                }
-                only = Some(i);
-            }
-        }
-        match only {
-            None => Some(None),
-            Some(i) => Some(Some(i)),
-        }
+        self.core.shortcut(&self.subs, |s| s.snd.has_space())
     }
 
-    /// Kernel model: Some(None) when no usable subflow's send buffer has room and the scheduler
+    /// Kernel model: `Nowhere` when no usable subflow's send buffer has room and the scheduler
     /// has already looked at every usable subflow (its smoothed rate is set): whichever it
-    /// picked, it would return Wait and change nothing. None: it must be asked.
+    /// picked, it would return Wait and change nothing. Else it must be asked.
     #[inline]
-    fn kernel_all_full(&self) -> Option<Option<usize>> {
-        let AnyScheduler::Linger(l) = &self.sched else { return None };
+    fn kernel_all_full(&self) -> Shortcut {
+        let AnyScheduler::Linger(l) = self.core.scheduler() else { return Shortcut::Ask };
         for (i, s) in self.subs.iter().enumerate() {
             if s_usable(s) && (l.avg_rate(i) == 0 || memory_free(s, self.tcp.mss)) {
-                return None;
+                return Shortcut::Ask;
             }
         }
-        Some(None)
+        Shortcut::Nowhere
     }
 
     /// Kernel model: the path of the `default` scheduler's burst under way, if it may take the
@@ -621,7 +568,7 @@ impl MptcpSender {
         if !self.kernel {
             return None;
         }
-        let AnyScheduler::Linger(l) = &self.sched else { return None };
+        let AnyScheduler::Linger(l) = self.core.scheduler() else { return None };
         let i = l.burst_path(now)?;
         let s = self.subs.get(i)?;
         let backup_excluded = s.backup && self.subs.iter().any(|o| s_usable(o) && !o.backup);
@@ -717,44 +664,36 @@ impl MptcpSender {
             };
             // A `default` burst under way takes the chunk without asking (and without looking
             // for an only choice, which it would override).
-            let (decision, known_placeable) = if let Some(i) = self.burst_continues(now) {
-                if let AnyScheduler::Linger(l) = &mut self.sched {
+            let placement = if let Some(i) = self.burst_continues(now) {
+                if let AnyScheduler::Linger(l) = self.core.scheduler_mut() {
                     l.take_from_burst(len);
                 }
-                (Decision::Send(i), true)
+                Placement::One(i)
             } else {
-                match self.only_choice() {
-                    Some(None) => break, // nothing can take the chunk now: no need to ask
-                    Some(Some(i)) => (Decision::Send(i), true),
-                    None => {
-                        self.fill_views();
+                match self.shortcut() {
+                    Shortcut::Nowhere => break, // nothing can take the chunk now: no need to ask
+                    Shortcut::Only(i) => Placement::One(i),
+                    Shortcut::Ask => {
                         let conn = self.conn_view(now, len);
-                        (self.sched.select(&conn, &self.views), false)
+                        let (kernel, mss) = (self.kernel, self.tcp.mss);
+                        let decision = self.core.select(&conn, &self.subs, |s, usable| subflow_view(s, usable, kernel, mss));
+                        MultipathCore::placement(decision, self.subs.len(), |i| self.placeable(i))
                     }
                 }
             };
-            let placed = match decision {
-                Decision::Send(i) if known_placeable || self.placeable(i) => {
+            match placement {
+                Placement::Nowhere => break,
+                Placement::One(i) => {
                     if reinjected {
                         self.subs[i].stats.chunks_reinjected += 1;
                     }
                     self.place(now, i, dsn, len, out);
-                    true
                 }
-                Decision::Redundant(mask) => {
-                    let mut any = false;
-                    for i in 0..self.subs.len().min(64) {
-                        if mask & (1 << i) != 0 && self.placeable(i) {
-                            self.place(now, i, dsn, len, out);
-                            any = true;
-                        }
+                Placement::Copies(mask) => {
+                    for i in (0..self.subs.len().min(64)).filter(|i| mask & (1 << i) != 0) {
+                        self.place(now, i, dsn, len, out);
                     }
-                    any
                 }
-                _ => false,
-            };
-            if !placed {
-                break;
             }
             if reinjected {
                 self.reinject.pop_front();
@@ -796,8 +735,7 @@ impl MptcpSender {
         else {
             return;
         };
-        self.fill_views();
-        let target = self.views.iter().filter(|v| v.id != k && v.usable && v.has_space).min_by_key(|v| (v.srtt, v.id)).map(|v| v.id);
+        let target = self.fill_views().iter().filter(|v| v.id != k && v.usable && v.has_space).min_by_key(|v| (v.srtt, v.id)).map(|v| v.id);
         let Some(i) = target else { return };
         self.last_opportunistic = Some(una);
         self.stats.opportunistic_retransmits += 1;
@@ -841,6 +779,56 @@ fn linux_pacing_rate(snd: &TcpSender) -> u64 {
     let cwnd = snd.cwnd();
     let ratio: u128 = if cwnd < snd.ssthresh() / 2 { 200 } else { 120 };
     (cwnd.max(snd.in_flight()) as u128 * ratio * SECOND as u128 / (100 * srtt as u128)) as u64
+}
+
+/// What the scheduler sees of subflow `s` (`usable` as the core found it; `kernel`: the
+/// `default` scheduler's kernel model, where `can_queue` is "send buffer not full" and the rate
+/// is Linux's pacing rate).
+#[inline]
+fn subflow_view(s: &Subflow, usable: bool, kernel: bool, mss: u32) -> PathView {
+    let snd = &s.snd;
+    let rtt = snd.rtt();
+    let (packets_lost, bytes_lost) = snd.lost_totals();
+    PathView {
+        has_space: usable && snd.has_space(),
+        can_queue: usable && if kernel { memory_free(s, mss) } else { snd.queued() < QUEUE_LIMIT_SEGMENTS * mss as u64 },
+        srtt: rtt.srtt().unwrap_or(0),
+        rttvar: rtt.rttvar(),
+        min_rtt: if rtt.srtt().is_some() { rtt.min_rtt() } else { 0 },
+        cwnd: snd.cwnd(),
+        in_flight: snd.in_flight(),
+        queued: snd.queued(),
+        pacing_rate: if kernel { linux_pacing_rate(snd) } else { snd.rate_estimate() },
+        mss,
+        segments_sent: snd.stats.segments_sent,
+        retransmissions: snd.stats.retransmissions,
+        bytes_acked: snd.snd_una(),
+        bytes_sent: snd.stats.bytes_sent,
+        packets_lost,
+        bytes_lost,
+        // Set by the core: index, usability, preferences.
+        ..PathView::default()
+    }
+}
+
+/// A subflow as the multipath core sees it.
+impl MultipathPath for Subflow {
+    #[inline]
+    fn usable(&self) -> bool {
+        s_usable(self)
+    }
+    #[inline]
+    fn prefs(&self) -> PathPrefs {
+        PathPrefs { priority: self.priority, backup: self.backup }
+    }
+    #[inline]
+    fn coupled_view(&self) -> Option<SubflowCcView> {
+        self.snd.cc().coupled_view()
+    }
+    #[inline]
+    fn couple(&mut self, views: &[SubflowCcView], me: usize) {
+        self.snd.cc_mut().couple(views, me);
+    }
 }
 
 #[inline]

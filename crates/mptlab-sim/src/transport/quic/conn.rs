@@ -36,11 +36,14 @@
 //!   potentially failed (not scheduled, its outstanding STREAM data queued again) until it is
 //!   acknowledged again; PTO probes keep testing it.
 //! - Scheduling: each packet with STREAM data goes where the shared scheduler (`sched`) says,
-//!   one decision per packet; a path has space when its window and pacer allow a full packet.
-//!   `Redundant` decisions send on the lowest-numbered path of the set with space (QUIC
+//!   one decision per packet, through the multipath core MPTCP uses too (`transport/multipath`:
+//!   shortcut, views, placement); a path has space when its window and pacer allow a full
+//!   packet. `Redundant` decisions send on the lowest-numbered path of the set with space (QUIC
 //!   retransmits by frame, so a duplicate STREAM frame would be a second copy of the data).
+//!   Each path slot has the user's preferences (priority, backup: `set_path_prefs`), which both
+//!   ends know from the scenario (PATH_STATUS frames are not sent).
 //! - Coupled controllers (LIA, OLIA, BALIA, wVegas) get every path's view before each event of
-//!   one path, as MPTCP subflows do.
+//!   one path, as MPTCP subflows do (the core's coupling).
 //! - Not modelled: connection IDs beyond their length on the wire, NEW_CONNECTION_ID and
 //!   retirement, key updates, stream limits (MAX_STREAMS), RESET_STREAM / STOP_SENDING,
 //!   CONNECTION_CLOSE and idle timeout, ECN, path MTU discovery, PATH_STATUS frames.
@@ -52,8 +55,9 @@ use super::recovery::{RecoveryOutcome, Timeout};
 use super::sent::SentPacket;
 use super::streams::{RecvConfig, RecvStreams, SendStreams, StreamFrame};
 use super::wire::{self, Frames, WirePacket, AEAD_TAG_BYTES, MIN_INITIAL_UDP_PAYLOAD};
-use crate::cc::{CcConfig, CongestionControl, SubflowCcView};
-use crate::sched::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
+use crate::cc::{CcConfig, CongestionControl};
+use crate::sched::{AnyScheduler, ConnView, PathView, SchedConfig};
+use crate::transport::multipath::{MultipathCore, PathPrefs, Shortcut};
 use mptlab_engine::Time;
 use serde::Serialize;
 use smallvec::SmallVec;
@@ -133,11 +137,8 @@ pub struct QuicConn {
     last_sent: Time,
     deadlock_backoff: u32,
     next_path_id: u32,
-    sched: AnyScheduler,
-    picks_only_choice: bool,
-    coupled: bool,
-    views: Vec<PathView>,
-    cc_views: Vec<SubflowCcView>,
+    /// The scheduler, the path views and the controllers' coupling (`transport/multipath`).
+    core: MultipathCore,
     pending: Pending,
     outcome: RecoveryOutcome<SentFrames>,
     drained: Vec<SentPacket<SentFrames>>,
@@ -174,11 +175,8 @@ impl QuicConn {
             last_sent: 0,
             deadlock_backoff: 0,
             next_path_id: paths as u32,
-            picks_only_choice: sched.picks_only_choice(),
-            sched: sched.build_seeded(seed),
-            coupled,
-            views: Vec::with_capacity(paths),
-            cc_views: Vec::with_capacity(paths),
+            // With one path there is no choice to make: never ask.
+            core: MultipathCore::new(sched.build_seeded(seed), sched.picks_only_choice() || paths == 1, coupled, paths),
             pending: Pending::default(),
             outcome: RecoveryOutcome::new(),
             drained: Vec::new(),
@@ -194,7 +192,16 @@ impl QuicConn {
     }
 
     pub fn scheduler(&self) -> &AnyScheduler {
-        &self.sched
+        self.core.scheduler()
+    }
+
+    /// Set the paths' preferences (priority, backup), one entry per path slot in order (as the
+    /// scenario's path specs give them; without this call path i has priority i and no path
+    /// is a backup). They belong to the slot and stay when a new path is opened on it.
+    pub fn set_path_prefs(&mut self, prefs: &[PathPrefs]) {
+        for (p, &q) in self.paths.iter_mut().zip(prefs) {
+            p.prefs = q;
+        }
     }
 
     pub fn is_established(&self) -> bool {
@@ -283,9 +290,7 @@ impl QuicConn {
         if p.stats.opened > 0 {
             let id = self.next_path_id;
             self.next_path_id += 1;
-            let stats = p.stats;
-            *p = QuicPath::new(id, PathState::Idle, &self.cfg, &self.cc_cfg);
-            p.stats = stats;
+            *p = p.successor(id, PathState::Idle, &self.cfg, &self.cc_cfg);
             p.recovery.set_handshake_confirmed(true);
         }
         let p = &mut self.paths[slot];
@@ -435,9 +440,8 @@ impl QuicConn {
         if path_id < p.id || self.role != Role::Server {
             return false;
         }
-        let mut fresh = QuicPath::new(path_id, PathState::Active, &self.cfg, &self.cc_cfg);
+        let mut fresh = p.successor(path_id, PathState::Active, &self.cfg, &self.cc_cfg);
         fresh.recovery.set_handshake_confirmed(self.confirmed);
-        fresh.stats = p.stats;
         fresh.stats.opened += 1;
         self.paths[slot] = fresh;
         true
@@ -487,17 +491,9 @@ impl QuicConn {
     }
 
     /// Hand every path's coupling view to the controller of path `i` (coupled controllers).
+    #[inline]
     fn couple(&mut self, i: usize) {
-        if !self.coupled {
-            return;
-        }
-        self.cc_views.clear();
-        for p in &self.paths {
-            let mut v = p.cc.controller().coupled_view().unwrap_or_default();
-            v.active = p.usable();
-            self.cc_views.push(v);
-        }
-        self.paths[i].cc.couple(&self.cc_views, i);
+        self.core.couple(&mut self.paths, i);
     }
 
     fn on_ack_frame(&mut self, now: Time, j: usize, ranges: &[(u64, u64)], ack_delay: Time) {
@@ -793,61 +789,16 @@ impl QuicConn {
 
     /// Ask the scheduler where the next packet of STREAM data goes.
     fn schedule(&mut self, now: Time, size: u32) -> Option<usize> {
-        let mut only = None;
-        let mut count = 0;
-        for (i, p) in self.paths.iter().enumerate() {
-            if p.usable() && p.has_space(now, size) {
-                count += 1;
-                only = Some(i);
-            }
+        match self.core.shortcut(&self.paths, |p| p.has_space(now, size)) {
+            Shortcut::Nowhere => return None,
+            Shortcut::Only(i) => return Some(i),
+            Shortcut::Ask => {}
         }
-        if count == 0 {
-            return None;
-        }
-        if count == 1 && (self.picks_only_choice || self.paths.len() == 1) {
-            return only;
-        }
-        self.fill_views(now, size);
         let conn = self.conn_view(now, size);
-        match self.sched.select(&conn, &self.views) {
-            Decision::Send(i) if self.paths.get(i).is_some_and(|p| p.usable() && p.has_space(now, size)) => Some(i),
-            Decision::Redundant(mask) => {
-                (0..self.paths.len()).find(|&i| mask & (1 << i) != 0 && self.paths[i].usable() && self.paths[i].has_space(now, size))
-            }
-            _ => None,
-        }
-    }
-
-    fn fill_views(&mut self, now: Time, size: u32) {
-        self.views.clear();
-        for (i, p) in self.paths.iter().enumerate() {
-            let rtt = p.recovery.rtt();
-            let srtt = p.srtt();
-            let cwnd = p.cc.window();
-            let rate = p.cc.pacing_rate().unwrap_or(if srtt > 0 { (cwnd as u128 * 1_000_000_000 / srtt as u128) as u64 } else { 0 });
-            self.views.push(PathView {
-                id: i,
-                usable: p.usable(),
-                has_space: p.usable() && p.has_space(now, size),
-                can_queue: false,
-                srtt,
-                rttvar: if rtt.has_sample() { rtt.rttvar() } else { 0 },
-                min_rtt: if rtt.has_sample() { rtt.min_rtt() } else { 0 },
-                cwnd,
-                in_flight: p.recovery.bytes_in_flight(),
-                queued: 0,
-                pacing_rate: rate,
-                mss: self.cfg.max_udp_payload,
-                priority: i as u32,
-                backup: false,
-                segments_sent: p.stats.data_packets_sent,
-                retransmissions: p.stats.packets_lost,
-                bytes_acked: p.recovery.acked_total(),
-                bytes_sent: p.stats.stream_bytes_sent,
-                packets_lost: p.stats.packets_lost,
-                bytes_lost: p.stats.bytes_lost,
-            });
-        }
+        let mss = self.cfg.max_udp_payload;
+        let decision = self.core.select(&conn, &self.paths, |p, usable| path_view(p, usable, now, size, mss));
+        let paths = &self.paths;
+        MultipathCore::placement(decision, paths.len(), |i| paths[i].usable() && paths[i].has_space(now, size)).first()
     }
 
     fn conn_view(&self, now: Time, size: u32) -> ConnView {
@@ -1042,6 +993,37 @@ impl QuicConn {
             buf.udp_payload
         );
         Some(i)
+    }
+}
+
+/// What the scheduler sees of path `p` for a packet of `size` bytes (`usable` as the core found
+/// it; `mss`: the largest UDP payload).
+#[inline]
+fn path_view(p: &QuicPath, usable: bool, now: Time, size: u32, mss: u32) -> PathView {
+    let rtt = p.recovery.rtt();
+    let srtt = p.srtt();
+    let cwnd = p.cc.window();
+    let rate = p.cc.pacing_rate().unwrap_or(if srtt > 0 { (cwnd as u128 * 1_000_000_000 / srtt as u128) as u64 } else { 0 });
+    PathView {
+        has_space: usable && p.has_space(now, size),
+        // A QUIC path has no send queue of its own: frames are chosen when a packet is built.
+        can_queue: false,
+        srtt,
+        rttvar: if rtt.has_sample() { rtt.rttvar() } else { 0 },
+        min_rtt: if rtt.has_sample() { rtt.min_rtt() } else { 0 },
+        cwnd,
+        in_flight: p.recovery.bytes_in_flight(),
+        queued: 0,
+        pacing_rate: rate,
+        mss,
+        segments_sent: p.stats.data_packets_sent,
+        retransmissions: p.stats.packets_lost,
+        bytes_acked: p.recovery.acked_total(),
+        bytes_sent: p.stats.stream_bytes_sent,
+        packets_lost: p.stats.packets_lost,
+        bytes_lost: p.stats.bytes_lost,
+        // Set by the core: index, usability, preferences.
+        ..PathView::default()
     }
 }
 

@@ -11,7 +11,8 @@ use super::cc::QuicCongestion;
 use super::config::QuicConfig;
 use super::recovery::{LossRecovery, RecoveryConfig};
 use super::wire::Frames;
-use crate::cc::CcConfig;
+use crate::cc::{CcConfig, CongestionControl, SubflowCcView};
+use crate::transport::multipath::{MultipathPath, PathPrefs};
 use mptlab_engine::Time;
 use serde::Serialize;
 
@@ -70,7 +71,10 @@ pub struct QuicPath {
     pub challenge_pending: bool,
     pub response_pending: bool,
     pub validated_at: Option<Time>,
+    /// The slot's statistics, over every path opened on it.
     pub stats: PathStats,
+    /// The slot's preferences (priority, backup) for the scheduler.
+    pub prefs: PathPrefs,
 }
 
 impl QuicPath {
@@ -97,7 +101,14 @@ impl QuicPath {
             response_pending: false,
             validated_at: None,
             stats: PathStats::default(),
+            prefs: PathPrefs::default_for(id as usize),
         }
+    }
+
+    /// A new path with Path ID `id` on this path's slot: fresh state, the slot's statistics
+    /// and preferences carried over.
+    pub fn successor(&self, id: u32, state: PathState, cfg: &QuicConfig, cc: &CcConfig) -> Self {
+        Self { stats: self.stats, prefs: self.prefs, ..Self::new(id, state, cfg, cc) }
     }
 
     /// Data may be scheduled on it.
@@ -136,5 +147,25 @@ impl QuicPath {
         } else {
             0
         }
+    }
+}
+
+/// A QUIC path as the multipath core sees it.
+impl MultipathPath for QuicPath {
+    #[inline]
+    fn usable(&self) -> bool {
+        QuicPath::usable(self)
+    }
+    #[inline]
+    fn prefs(&self) -> PathPrefs {
+        self.prefs
+    }
+    #[inline]
+    fn coupled_view(&self) -> Option<SubflowCcView> {
+        self.cc.controller().coupled_view()
+    }
+    #[inline]
+    fn couple(&mut self, views: &[SubflowCcView], me: usize) {
+        self.cc.couple(views, me);
     }
 }

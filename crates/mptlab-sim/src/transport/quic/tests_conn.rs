@@ -7,6 +7,7 @@ use super::path::PathState;
 use super::wire::{long_header_len, short_header_len, WirePacket, AEAD_TAG_BYTES, MIN_INITIAL_UDP_PAYLOAD};
 use crate::cc::CcConfig;
 use crate::sched::SchedConfig;
+use crate::transport::multipath::PathPrefs;
 use mptlab_engine::time::MILLISECOND;
 use mptlab_engine::Time;
 use std::cmp::Reverse;
@@ -370,4 +371,37 @@ fn an_abandoned_path_hands_its_frames_over_and_tells_the_peer() {
     assert!(net2.cli.paths[1].stats.stream_bytes_sent > 0);
     assert!(net2.cli.paths[1].id >= 2, "a new Path ID");
     assert_eq!(net2.srv.paths[1].id, net2.cli.paths[1].id);
+}
+
+#[test]
+fn a_backup_path_carries_data_only_when_the_regular_path_is_gone() {
+    let mut net = Net::new(mp_cfg(), &[(10 * MS, 1_250_000), (10 * MS, 1_250_000)], "minrtt");
+    let prefs = [PathPrefs { priority: 0, backup: false }, PathPrefs { priority: 1, backup: true }];
+    net.cli.set_path_prefs(&prefs);
+    net.cli.write(2_000_000);
+    net.run(3_000 * MS);
+    let p1 = &net.cli.paths[1];
+    assert_eq!(p1.state, PathState::Active, "the backup path is validated");
+    assert_eq!(p1.stats.stream_bytes_sent, 0, "and carries no data while path 0 is usable");
+    assert!(net.cli.paths[0].stats.stream_bytes_sent >= 2_000_000);
+    // Path 0's interface goes down: the backup path takes over.
+    net.filter = Box::new(|_, slot, _, _| slot == 0);
+    net.cli.path_down(0);
+    net.cli.write(1_000_000);
+    net.cli.finish();
+    net.run(net.now + 30_000 * MS);
+    assert!(net.cli.all_acked());
+    assert_eq!(net.delivered_bytes(), 3_000_000, "every byte once");
+    assert!(net.cli.paths[1].stats.stream_bytes_sent >= 1_000_000);
+    assert_eq!(net.cli.paths[1].prefs, prefs[1], "the slot keeps its preferences");
+}
+
+#[test]
+fn without_preferences_both_paths_share_the_data() {
+    // The same exchange as above without a backup: path 1 carries data from the start.
+    let mut net = Net::new(mp_cfg(), &[(10 * MS, 1_250_000), (10 * MS, 1_250_000)], "minrtt");
+    assert_eq!(net.cli.paths[1].prefs, PathPrefs { priority: 1, backup: false });
+    net.cli.write(2_000_000);
+    net.run(3_000 * MS);
+    assert!(net.cli.paths[1].stats.stream_bytes_sent > 500_000);
 }
