@@ -7,6 +7,8 @@
 pub mod any;
 pub mod bodies;
 pub mod endpoint;
+#[cfg(test)]
+mod endpoint_tests;
 pub mod flow_metrics;
 pub mod interfaces;
 pub mod mptcp;
