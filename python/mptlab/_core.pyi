@@ -33,12 +33,20 @@ class ResolvedNode(TypedDict):
     name: str
     kind: Literal["host", "router"]
 
+class ResolvedRed(TypedDict):
+    min: dict[str, int]  # {"packets": n} or {"bytes": n}, the unit of the limit
+    max: dict[str, int]
+    max_p: float
+    weight: float
+    gentle: bool
+
 class ResolvedQueue(TypedDict):
-    kind: Literal["droptail", "codel"]
+    kind: Literal["droptail", "codel", "red"]
     limit_packets: int | None  # exactly one of the two limits is set
     limit_bytes: int | None
     target_ns: int | None  # codel only
     interval_ns: int | None  # codel only
+    red: ResolvedRed | None  # red only
 
 class ResolvedEvent(TypedDict):
     at_ns: int

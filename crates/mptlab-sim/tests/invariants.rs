@@ -37,8 +37,13 @@ use common::*;
 use mptlab_sim::engine::time::{MICROSECOND, MILLISECOND, SECOND};
 use mptlab_sim::engine::Time;
 use mptlab_sim::scenario;
-use mptlab_sim::sim::{Simulation, Transport};
+use mptlab_sim::sim::Simulation;
 use mptlab_sim::spec::{AppSpec, QueueLimit, QueueSpec, TransportSpec};
+use mptlab_sim::transport::mptcp::MptcpConn;
+use mptlab_sim::transport::quic::QuicPair;
+use mptlab_sim::transport::tcp::TcpConn;
+use mptlab_sim::transport::udp::UdpConn;
+use mptlab_sim::transport::AnyEndpoint;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::fmt::Write;
@@ -482,8 +487,8 @@ fn check(sim: &Simulation, prev: &mut [Prev], toml: &str) -> Result<(), TestCase
         dropped += m.data_packets_dropped + m.ack_packets_dropped;
         prop_assert_eq!(m.goodput.total_bytes(), m.bytes_delivered, "flow {} goodput bins vs bytes delivered", f);
         let fs = &sim.spec.flows[f];
-        match (&flow.transport, &fs.transport) {
-            (Transport::Tcp { snd, rcv }, TransportSpec::Tcp(t)) => {
+        match (&flow.endpoint, &fs.transport) {
+            (AnyEndpoint::Tcp(TcpConn { snd, rcv, .. }), TransportSpec::Tcp(t)) => {
                 let mss = t.config.mss as u64;
                 prop_assert!(snd.cwnd() >= mss, "flow {} cwnd {} < MSS {} at t={}\n{}", f, snd.cwnd(), mss, now, toml);
                 // Exactly once, in order: the receiver hands the application exactly the bytes
@@ -509,13 +514,13 @@ fn check(sim: &Simulation, prev: &mut [Prev], toml: &str) -> Result<(), TestCase
                 p.rcv_nxt = rn;
                 p.snd_una = snd.snd_una();
             }
-            (Transport::Udp { next_seq, rcv, .. }, TransportSpec::Udp(_)) => {
+            (AnyEndpoint::Udp(UdpConn { next_seq, rcv, .. }), TransportSpec::Udp(_)) => {
                 prop_assert_eq!(*next_seq, m.data_packets_sent);
                 prop_assert!(rcv.datagrams + m.data_packets_dropped <= m.data_packets_sent, "flow {} UDP received + dropped > sent", f);
                 prop_assert_eq!(rcv.reordered, 0, "flow {}: UDP reordered on a single FIFO path", f);
                 prop_assert_eq!(rcv.bytes, m.bytes_delivered);
             }
-            (Transport::Mptcp { snd, rcv }, TransportSpec::Mptcp(t)) => {
+            (AnyEndpoint::Mptcp(MptcpConn { snd, rcv, .. }), TransportSpec::Mptcp(t)) => {
                 let mss = t.config.mss as u64;
                 // Data level: exactly once, in order, only what was sent.
                 let dack = rcv.data_ack();
@@ -551,7 +556,7 @@ fn check(sim: &Simulation, prev: &mut [Prev], toml: &str) -> Result<(), TestCase
                 p.rcv_nxt = dack;
                 p.snd_una = snd.data_una();
             }
-            (Transport::Quic { cli, srv }, TransportSpec::Quic(_)) => {
+            (AnyEndpoint::Quic(QuicPair { cli, srv, .. }), TransportSpec::Quic(_)) => {
                 // Stream level: each stream delivers in order exactly once, only what the client
                 // wrote, and the client never believes more acknowledged than the server holds.
                 let mut total = 0;
@@ -627,10 +632,14 @@ fn run_checked(sc: &ScenarioP, steps: &[i64]) -> Result<Simulation, TestCaseErro
     }
     // INV_DEBUG=1 prints one line per case (how busy the generated scenarios are).
     if std::env::var_os("INV_DEBUG").is_some() {
-        let tcp_flows = sim.flows.iter().filter(|f| matches!(f.transport, Transport::Tcp { .. })).count();
-        let rtos: u64 = sim.flows.iter().map(|f| if let Transport::Tcp { snd, .. } = &f.transport { snd.stats.rto_count } else { 0 }).sum();
-        let frs: u64 =
-            sim.flows.iter().map(|f| if let Transport::Tcp { snd, .. } = &f.transport { snd.stats.fast_recoveries } else { 0 }).sum();
+        let tcp_flows = sim.flows.iter().filter(|f| matches!(f.endpoint, AnyEndpoint::Tcp(_))).count();
+        let rtos: u64 =
+            sim.flows.iter().map(|f| if let AnyEndpoint::Tcp(TcpConn { snd, .. }) = &f.endpoint { snd.stats.rto_count } else { 0 }).sum();
+        let frs: u64 = sim
+            .flows
+            .iter()
+            .map(|f| if let AnyEndpoint::Tcp(TcpConn { snd, .. }) = &f.endpoint { snd.stats.fast_recoveries } else { 0 })
+            .sum();
         eprintln!(
             "DBG flows {} tcp {} created {} dropped {} live_end {} rtos {} frs {} steps {}",
             sim.flows.len(),
@@ -794,7 +803,7 @@ proptest! {
         let toml = sc.toml();
         for (f, flow) in sim.flows.iter().enumerate() {
             let AppSpec::File { size } = sim.spec.flows[f].app else { unreachable!() };
-            let Transport::Mptcp { snd, rcv } = &flow.transport else { unreachable!() };
+            let AnyEndpoint::Mptcp(MptcpConn { snd, rcv, .. }) = &flow.endpoint else { unreachable!() };
             prop_assert!(
                 flow.metrics.completion.is_some(),
                 "flow {} did not complete in 600 s: {} of {} bytes (data_una {}, data_nxt {})\n{}",
@@ -823,7 +832,7 @@ proptest! {
         let toml = sc.toml();
         for (f, flow) in sim.flows.iter().enumerate() {
             let AppSpec::File { size } = sim.spec.flows[f].app else { unreachable!() };
-            let Transport::Quic { cli, srv } = &flow.transport else { unreachable!() };
+            let AnyEndpoint::Quic(QuicPair { cli, srv, .. }) = &flow.endpoint else { unreachable!() };
             prop_assert!(
                 flow.metrics.completion.is_some(),
                 "flow {} did not complete: {} of {} bytes; paths {:?}\n{}",

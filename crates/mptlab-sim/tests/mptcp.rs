@@ -23,8 +23,8 @@ fn mptcp(
     sim: &mptlab_sim::sim::Simulation,
     f: usize,
 ) -> (&mptlab_sim::transport::mptcp::MptcpSender, &mptlab_sim::transport::mptcp::MptcpReceiver) {
-    match &sim.flows[f].transport {
-        mptlab_sim::sim::Transport::Mptcp { snd, rcv } => (snd, rcv),
+    match &sim.flows[f].endpoint {
+        mptlab_sim::transport::AnyEndpoint::Mptcp(mptlab_sim::transport::mptcp::MptcpConn { snd, rcv, .. }) => (snd, rcv),
         _ => panic!("flow {f} is not MPTCP"),
     }
 }

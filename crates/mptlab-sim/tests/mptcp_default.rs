@@ -5,15 +5,17 @@
 mod common;
 
 use common::*;
-use mptlab_sim::sim::{Simulation, Transport};
+use mptlab_sim::sim::Simulation;
+use mptlab_sim::transport::mptcp::MptcpConn;
 use mptlab_sim::transport::mptcp::MptcpSender;
+use mptlab_sim::transport::AnyEndpoint;
 
 const SIZE: u64 = 16 << 20;
 const STEP: u64 = 2_000_000; // 2 ms sampling
 
 fn sender(sim: &Simulation) -> &MptcpSender {
-    match &sim.flows[0].transport {
-        Transport::Mptcp { snd, .. } => snd,
+    match &sim.flows[0].endpoint {
+        AnyEndpoint::Mptcp(MptcpConn { snd, .. }) => snd,
         _ => panic!("not MPTCP"),
     }
 }

@@ -5,16 +5,18 @@ mod common;
 
 use common::*;
 use mptlab_sim::sched::blp::BlpSummary;
-use mptlab_sim::sim::{Simulation, Transport};
+use mptlab_sim::sim::Simulation;
+use mptlab_sim::transport::quic::QuicPair;
 use mptlab_sim::transport::quic::{PathState, QuicConn};
+use mptlab_sim::transport::AnyEndpoint;
 
 fn two_paths(r1: &str, d1: &str, r2: &str, d2: &str, flow: &str, duration: &str) -> String {
     two_path_scenario("mpquic", r1, d1, r2, d2, flow, duration)
 }
 
 fn quic(sim: &Simulation, f: usize) -> (&QuicConn, &QuicConn) {
-    match &sim.flows[f].transport {
-        Transport::Quic { cli, srv } => (cli, srv),
+    match &sim.flows[f].endpoint {
+        AnyEndpoint::Quic(QuicPair { cli, srv, .. }) => (cli, srv),
         _ => panic!("flow {f} is not QUIC"),
     }
 }

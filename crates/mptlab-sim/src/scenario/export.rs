@@ -62,13 +62,24 @@ pub struct Link {
 /// set, the unit the simulator enforces.
 #[derive(Clone, Debug, Serialize)]
 pub struct Queue {
-    /// `droptail` or `codel`.
+    /// `droptail`, `codel` or `red`.
     pub kind: &'static str,
     pub limit_packets: Option<u64>,
     pub limit_bytes: Option<u64>,
     /// CoDel only: target sojourn time and interval.
     pub target_ns: Option<Time>,
     pub interval_ns: Option<Time>,
+    /// RED only: thresholds on the average queue (in the limit's unit), max_p, w_q, gentle.
+    pub red: Option<Red>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Red {
+    pub min: QueueLimit,
+    pub max: QueueLimit,
+    pub max_p: f64,
+    pub weight: f64,
+    pub gentle: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -199,15 +210,16 @@ fn link(spec: &RunSpec, i: usize, l: &LinkSpec, node: &impl Fn(u32) -> String) -
 }
 
 fn queue(q: &QueueSpec) -> Queue {
-    let (kind, limit, codel) = match *q {
-        QueueSpec::DropTail { limit } => ("droptail", limit, None),
-        QueueSpec::CoDel { limit, target, interval } => ("codel", limit, Some((target, interval))),
+    let (kind, limit, codel, red) = match *q {
+        QueueSpec::DropTail { limit } => ("droptail", limit, None, None),
+        QueueSpec::CoDel { limit, target, interval } => ("codel", limit, Some((target, interval)), None),
+        QueueSpec::Red { limit, min, max, max_p, weight, gentle } => ("red", limit, None, Some(Red { min, max, max_p, weight, gentle })),
     };
     let (limit_packets, limit_bytes) = match limit {
         QueueLimit::Packets(n) => (Some(n), None),
         QueueLimit::Bytes(n) => (None, Some(n)),
     };
-    Queue { kind, limit_packets, limit_bytes, target_ns: codel.map(|c| c.0), interval_ns: codel.map(|c| c.1) }
+    Queue { kind, limit_packets, limit_bytes, target_ns: codel.map(|c| c.0), interval_ns: codel.map(|c| c.1), red }
 }
 
 fn event(at: Time, action: LinkAction) -> Event {

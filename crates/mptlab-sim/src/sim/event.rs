@@ -6,8 +6,8 @@ pub enum Ev {
     Arrival(u32),
     /// A CoDel link's transmitter finishes a packet and dequeues the next.
     LinkTx(u32),
-    /// An endpoint timer (`ep` = flow · TIMER_STRIDE + 3 · path + slot) with its
-    /// lazy-cancellation generation.
+    /// An endpoint timer (`ep` = flow · MAX_TIMER_SLOTS + slot, see `transport::endpoint`)
+    /// with its lazy-cancellation generation.
     Timer {
         ep: u32,
         generation: u32,
@@ -18,8 +18,8 @@ pub enum Ev {
     Stop(u32),
     /// Periodic sampling of cwnd, SRTT and queues.
     Sample,
-    /// An MPTCP subflow's MP_JOIN (flow, subflow).
-    Join(u32, u16),
+    /// A path opening an endpoint asked for (flow, path), e.g. a subflow's join.
+    OpenPath(u32, u16),
     /// Scenario link event i (index into `RunSpec::events`).
     LinkEvent(u32),
     /// Link l's capacity model changes its rate (the next step).

@@ -10,6 +10,7 @@
 use super::{Ev, Simulation};
 use crate::net::CapacityProcess;
 use crate::spec::{LinkAction, LinkId};
+use crate::transport::endpoint::{Endpoint, PATH_MANAGER_PASSES};
 use mptlab_engine::{RngStream, StreamId, Time};
 
 /// RNG stream kind of capacity models, apart from the kinds `build.rs` uses (links 1, apps 2):
@@ -66,13 +67,19 @@ impl Simulation {
         }
     }
 
-    /// Hook: link direction `link` just went down (`up = false`) or came back up, at `now`.
-    /// Called after the link has changed state (packets inside it are already marked lost),
-    /// once per direction and only on an actual change. The MPTCP path manager reacts here
-    /// (e.g. marking the subflows whose routes cross `link` as failed or usable again); the
-    /// transports themselves only see the losses.
+    /// Link direction `link` just went down (`up = false`) or came back up, at `now`. Called
+    /// after the link has changed state (packets inside it are already marked lost), once per
+    /// direction and only on an actual change. Each flow's path manager (`Endpoint::on_interface`)
+    /// is offered every path, pass by pass; the transports otherwise only see the losses.
     pub(super) fn on_link_state_change(&mut self, now: Time, link: LinkId, up: bool) {
-        self.mptcp_interface_change(now, link, up);
-        self.quic_interface_change(now, link, up);
+        for pass in 0..PATH_MANAGER_PASSES {
+            for f in 0..self.flows.len() {
+                for path in 0..self.flows[f].endpoint.paths() {
+                    if self.flows[f].endpoint.on_interface(now, pass, path, link, up, &mut self.outbox) {
+                        self.flush(now, f);
+                    }
+                }
+            }
+        }
     }
 }

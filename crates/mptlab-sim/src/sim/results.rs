@@ -2,10 +2,13 @@
 //! series (long format: series, entity, t_s, value). Metric names and definitions come from
 //! `metrics::DEFINITIONS`.
 
-use super::{Simulation, Transport};
+use super::{AnyEndpoint, Simulation};
 use crate::metrics::{jain_index, LogHistogram, Rfc3550Jitter, Stats, Trace, DEFINITIONS};
 use crate::net::Proto;
 use crate::spec::TransportSpec;
+use crate::transport::mptcp::MptcpConn;
+use crate::transport::quic::QuicPair;
+use crate::transport::tcp::TcpConn;
 use mptlab_engine::time::as_secs_f64;
 use mptlab_engine::Time;
 use serde_json::{json, Map, Value};
@@ -126,8 +129,8 @@ impl Simulation {
                 proto_dropped[flow.proto.index()] += m.data_packets_dropped;
                 let loss_pct =
                     if m.data_packets_sent > 0 { 100.0 * m.data_packets_dropped as f64 / m.data_packets_sent as f64 } else { 0.0 };
-                let (cc, tcp) = match (&fs.transport, &flow.transport) {
-                    (TransportSpec::Tcp(t), Transport::Tcp { snd, rcv }) => {
+                let (cc, tcp) = match (&fs.transport, &flow.endpoint) {
+                    (TransportSpec::Tcp(t), AnyEndpoint::Tcp(TcpConn { snd, rcv, .. })) => {
                         let srtt = m.srtt.points().1;
                         let srtt_mean = if srtt.is_empty() { Value::Null } else { json!(srtt.iter().sum::<f64>() / srtt.len() as f64) };
                         (
@@ -145,12 +148,12 @@ impl Simulation {
                             }),
                         )
                     }
-                    (TransportSpec::Quic(t), Transport::Quic { cli, .. }) => {
+                    (TransportSpec::Quic(t), AnyEndpoint::Quic(QuicPair { cli, .. })) => {
                         let lost: u64 = cli.paths.iter().map(|p| p.stats.packets_lost).sum();
                         let ptos: u64 = cli.paths.iter().map(|p| p.stats.ptos).sum();
                         (json!(t.cc.name()), json!({"retransmissions": lost, "rto_count": ptos}))
                     }
-                    (TransportSpec::Mptcp(t), Transport::Mptcp { snd, .. }) => {
+                    (TransportSpec::Mptcp(t), AnyEndpoint::Mptcp(MptcpConn { snd, .. })) => {
                         let sum =
                             |g: fn(&crate::transport::tcp::SenderStats) -> u64| -> u64 { snd.subs.iter().map(|s| g(&s.snd.stats)).sum() };
                         (json!(t.cc.name()), json!({"retransmissions": sum(|s| s.retransmissions), "rto_count": sum(|s| s.rto_count)}))

@@ -1,10 +1,12 @@
 //! The `mptcp` block of an MPTCP flow in summary.json and its time series: seed 001's metrics
 //! (eq. 1–12) per run, plus direct measurements. Definitions: `metrics/definitions.rs`.
 
-use super::flow::{MpMetrics, Transport};
+use super::flow::MpMetrics;
 use super::results::{ms, quantiles_ms, Columns};
+use super::AnyEndpoint;
 use super::Simulation;
 use crate::spec::TransportSpec;
+use crate::transport::mptcp::MptcpConn;
 use mptlab_engine::time::as_secs_f64;
 use serde_json::{json, Value};
 
@@ -28,7 +30,9 @@ impl Simulation {
 
     /// The `mptcp` block of flow `f`, or None when it is not an MPTCP flow.
     pub(super) fn mptcp_summary(&self, f: usize) -> Option<Value> {
-        let (TransportSpec::Mptcp(spec), Transport::Mptcp { snd, rcv }) = (&self.spec.flows[f].transport, &self.flows[f].transport) else {
+        let (TransportSpec::Mptcp(spec), AnyEndpoint::Mptcp(MptcpConn { snd, rcv, .. })) =
+            (&self.spec.flows[f].transport, &self.flows[f].endpoint)
+        else {
             return None;
         };
         let m = &self.flows[f].metrics;

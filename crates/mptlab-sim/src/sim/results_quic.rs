@@ -1,18 +1,21 @@
 //! The `quic` block of a QUIC or multipath QUIC flow in summary.json: the handshake, each
 //! path's packets, losses, PTOs, RTT and share, and the streams.
 
-use super::flow::Transport;
 use super::results::ms;
 use super::results_mptcp::av_max;
+use super::AnyEndpoint;
 use super::Simulation;
 use crate::spec::TransportSpec;
+use crate::transport::quic::QuicPair;
 use mptlab_engine::time::as_secs_f64;
 use serde_json::{json, Value};
 
 impl Simulation {
     /// The `quic` block of flow `f`, or None when it is not a QUIC flow.
     pub(super) fn quic_summary(&self, f: usize) -> Option<Value> {
-        let (TransportSpec::Quic(spec), Transport::Quic { cli, srv }) = (&self.spec.flows[f].transport, &self.flows[f].transport) else {
+        let (TransportSpec::Quic(spec), AnyEndpoint::Quic(QuicPair { cli, srv, .. })) =
+            (&self.spec.flows[f].transport, &self.flows[f].endpoint)
+        else {
             return None;
         };
         let m = &self.flows[f].metrics;

@@ -1,11 +1,22 @@
-//! Transport layer: sans-IO state machines. They take `now` and incoming headers and push the
-//! headers they want sent into a caller-provided buffer; they never touch the network, the event
-//! queue or a clock. The simulation layer moves their output onto links and their deadlines into
-//! the event queue.
+//! Transport layer: sans-IO state machines. They take `now` and incoming packets and queue the
+//! packets they want sent; they never touch the network, the event queue or a clock. Every
+//! transport plugs into the simulation through one interface (`endpoint::Endpoint`, dispatched
+//! by `any::AnyEndpoint`); the simulation moves their output onto routes and their deadlines
+//! into the event queue.
 
+pub mod any;
+pub mod bodies;
+pub mod endpoint;
+#[cfg(test)]
+mod endpoint_tests;
+pub mod flow_metrics;
+pub mod interfaces;
 pub mod mptcp;
 pub mod multipath;
 pub mod quic;
 pub mod segment;
 pub mod tcp;
 pub mod udp;
+
+pub use any::AnyEndpoint;
+pub use endpoint::{End, Endpoint};

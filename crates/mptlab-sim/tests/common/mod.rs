@@ -8,8 +8,10 @@
 use mptlab_sim::engine::time::SECOND;
 use mptlab_sim::engine::Time;
 use mptlab_sim::scenario::{self, Loaded};
-use mptlab_sim::sim::{Simulation, Transport};
+use mptlab_sim::sim::Simulation;
+use mptlab_sim::transport::tcp::TcpConn;
 use mptlab_sim::transport::tcp::{TcpReceiver, TcpSender};
+use mptlab_sim::transport::AnyEndpoint;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -46,8 +48,8 @@ pub fn link_index(sim: &Simulation, name: &str) -> usize {
 }
 
 pub fn tcp(sim: &Simulation, f: usize) -> (&TcpSender, &TcpReceiver) {
-    match &sim.flows[f].transport {
-        Transport::Tcp { snd, rcv } => (snd, rcv),
+    match &sim.flows[f].endpoint {
+        AnyEndpoint::Tcp(TcpConn { snd, rcv, .. }) => (snd, rcv),
         _ => panic!("flow {f} is not TCP"),
     }
 }

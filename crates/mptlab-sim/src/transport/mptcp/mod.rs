@@ -14,11 +14,13 @@
 //! Option bytes on the wire: `DSS_DATA_BYTES` on data segments, `DSS_ACK_BYTES` on others.
 
 pub mod config;
+pub mod conn;
 pub mod hol;
 pub mod mapping;
 pub mod receiver;
 pub mod sender;
 
 pub use config::{MptcpConfig, DSS_ACK_BYTES, DSS_DATA_BYTES, MAX_SUBFLOWS};
+pub use conn::MptcpConn;
 pub use receiver::{MptcpReceiver, MptcpReceiverStats};
 pub use sender::{ConnStats, MpSeg, MptcpSender, SubState, SubflowParams, SubflowStats};

@@ -23,6 +23,7 @@
 //! wire bytes, sequence-number wrap.
 
 pub mod config;
+pub mod conn;
 pub mod rate;
 pub mod receiver;
 pub mod rtt;
@@ -31,6 +32,7 @@ pub mod sender;
 pub mod tlp;
 
 pub use config::{DelayedAck, RtoFormula, TcpConfig};
+pub use conn::TcpConn;
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::RttEstimator;
 pub use sender::{SenderStats, TcpSender};

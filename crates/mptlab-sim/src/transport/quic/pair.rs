@@ -1,0 +1,174 @@
+//! A QUIC or multipath QUIC flow behind the endpoint interface (`transport/endpoint.rs`): the
+//! client (data sender) and the server (receiver) as two `QuicConn`s, each polled for packets
+//! after every input until it is idle, one timer per endpoint, the path manager of multipath
+//! flows (draft-ietf-quic-multipath-19 §3: paths abandoned and re-opened), and per-path samples.
+//! A packet's frames travel in `Bodies`; on the wire it is a UDP datagram whose `udp_payload`
+//! holds the STREAM bytes it carries, so ACK-only packets count as non-data.
+
+use super::{QuicConn, Role, Transmit as Poll};
+use crate::net::{Packet, Proto};
+use crate::spec::QuicSpec;
+use crate::transport::bodies::Bodies;
+use crate::transport::endpoint::{AppStart, End, Endpoint, Outbox, Transmit, Wake, SLOTS_PER_PATH, SLOT_RECEIVER, SLOT_SENDER};
+use crate::transport::flow_metrics::FlowMetrics;
+use crate::transport::interfaces::PathInterfaces;
+use crate::transport::multipath::PathPrefs;
+use mptlab_engine::{Handle, Time};
+
+/// The pass in which multipath QUIC's path manager reacts to interface changes (after MPTCP's).
+const PATH_MANAGER_PASS: usize = 1;
+
+pub struct QuicPair {
+    pub cli: Box<QuicConn>,
+    pub srv: Box<QuicConn>,
+    multipath: bool,
+    paths: usize,
+    ifaces: PathInterfaces,
+    /// The endpoint to poll after the last input.
+    polling: Option<End>,
+    /// The timer deadline its last poll returned (slot, deadline).
+    idle: Option<(usize, Option<Time>)>,
+}
+
+impl QuicPair {
+    /// The client and server of `q`; `sched_seed` seeds the client's scheduler.
+    pub fn new(q: &QuicSpec, sched_seed: u64) -> Self {
+        let n = q.paths.len();
+        let mut cli = QuicConn::new(Role::Client, q.quic.clone(), &q.cc, &q.scheduler, n, sched_seed);
+        let mut srv = QuicConn::new(Role::Server, q.quic.clone(), &q.cc, &q.scheduler, n, sched_seed ^ 1);
+        let prefs: Vec<PathPrefs> = q.paths.iter().map(|p| PathPrefs { priority: p.priority, backup: p.backup }).collect();
+        cli.set_path_prefs(&prefs);
+        srv.set_path_prefs(&prefs);
+        Self {
+            cli: Box::new(cli),
+            srv: Box::new(srv),
+            multipath: q.quic.multipath,
+            paths: n,
+            ifaces: PathInterfaces::new(&q.paths),
+            polling: None,
+            idle: None,
+        }
+    }
+
+    #[inline]
+    fn conn(&mut self, end: End) -> &mut QuicConn {
+        match end {
+            End::Sender => &mut self.cli,
+            End::Receiver => &mut self.srv,
+        }
+    }
+}
+
+impl Endpoint for QuicPair {
+    fn paths(&self) -> usize {
+        self.paths
+    }
+
+    fn start(&mut self, now: Time, app: AppStart, _: &mut Outbox) -> u64 {
+        self.cli.start(now);
+        if app.bulk {
+            self.cli.set_unlimited();
+        } else {
+            self.cli.write(app.bytes);
+        }
+        if app.file {
+            self.cli.finish();
+        }
+        self.polling = Some(End::Sender);
+        app.bytes
+    }
+
+    /// The send buffer is unbounded: a write is never blocked.
+    #[inline]
+    fn write(&mut self, _: Time, bytes: u64, _: &mut Outbox) -> u64 {
+        self.cli.write(bytes);
+        self.polling = Some(End::Sender);
+        bytes
+    }
+
+    fn finish(&mut self) {
+        self.cli.finish();
+    }
+
+    #[inline]
+    fn on_packet(&mut self, now: Time, at: End, path: usize, _: &Packet, bodies: &Bodies, h: Handle, _: &mut Outbox) -> u64 {
+        self.polling = Some(at);
+        self.conn(at).on_packet(now, path, bodies.get(h))
+    }
+
+    fn on_timeout(&mut self, now: Time, slot: usize, _: &mut Outbox) {
+        let end = if slot % SLOTS_PER_PATH == SLOT_RECEIVER { End::Receiver } else { End::Sender };
+        self.conn(end).on_timeout(now);
+        self.polling = Some(end);
+    }
+
+    fn on_open_path(&mut self, _: Time, _: usize, _: &mut Outbox) {}
+
+    /// A path whose interface goes down is abandoned, and a new path is opened on it when it
+    /// comes back. The client is polled once, after the last path the change touches.
+    fn on_interface(&mut self, now: Time, pass: usize, path: usize, link: u32, up: bool, _: &mut Outbox) -> bool {
+        if pass != PATH_MANAGER_PASS || !self.multipath || !self.ifaces.touches(path, link) {
+            return false;
+        }
+        if up {
+            self.cli.path_up(now, path);
+        } else {
+            self.cli.path_down(path);
+        }
+        if self.ifaces.last_touching(link) == Some(path) {
+            self.polling = Some(End::Sender);
+        }
+        true
+    }
+
+    #[inline]
+    fn poll_transmit(&mut self, now: Time, _: &mut Outbox, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
+        let end = self.polling?;
+        let buf = bodies.entry(next);
+        match self.conn(end).poll(now, buf) {
+            Poll::Packet(slot) => {
+                let stream_bytes = buf.frames.stream_bytes() as u32;
+                let packet =
+                    Packet { proto: Proto::Udp, size: buf.wire_size(), sent_at: now, udp_payload: stream_bytes, ..Default::default() };
+                Some(Transmit { path: slot as u16, from: end, packet })
+            }
+            Poll::Idle(deadline) => {
+                self.polling = None;
+                let slot = if end == End::Sender { SLOT_SENDER } else { SLOT_RECEIVER };
+                self.idle = Some((slot, deadline));
+                None
+            }
+        }
+    }
+
+    #[inline]
+    fn poll_wakes(&mut self, _: Time, out: &mut Outbox) {
+        if let Some((slot, deadline)) = self.idle.take() {
+            out.wakes.push(Wake::Timer { slot, deadline });
+        }
+    }
+
+    /// Total window and SRTT per usable path (the first one as the flow's SRTT).
+    fn sample(&mut self, now: Time, m: &mut FlowMetrics) {
+        let mut cwnd = 0;
+        let mut srtt0 = None;
+        for (i, p) in self.cli.paths.iter().enumerate() {
+            if !p.usable() {
+                continue;
+            }
+            cwnd += p.cc.window();
+            let r = p.recovery.rtt();
+            if r.has_sample() {
+                let ms = r.smoothed_rtt() as f64 / 1e6;
+                srtt0.get_or_insert(ms);
+                if let Some(mp) = m.mp.as_mut() {
+                    mp.srtt[i].record(now, ms);
+                }
+            }
+        }
+        m.cwnd.record(now, cwnd as f64);
+        if let Some(s) = srtt0 {
+            m.srtt.record(now, s);
+        }
+    }
+}
