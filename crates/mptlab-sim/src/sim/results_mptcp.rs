@@ -14,9 +14,12 @@ impl Simulation {
     /// The transport part of MPTCP flow `f`'s record: the measured paths and traces handed to
     /// `transport::mptcp::summary`.
     pub(super) fn mptcp_part(&self, f: usize, spec: &MptcpSpec, snd: &MptcpSender, rcv: &MptcpReceiver) -> TransportPart {
-        let mp: &MpMetrics = self.flows[f].metrics.mp.as_deref().expect("MPTCP flows keep per-path metrics (sim/build.rs)");
-        let traces = MptcpTraces { protocol_delay: &mp.protocol_delay, hol_degree: &mp.hol_degree, data_ack_delay: &mp.data_ack_delay };
-        mptcp::summary::part(snd, rcv, &self.path_measures(f, &spec.paths), &traces, spec.scheduler.name(), self.spec.duration)
+        let traces = self.flows[f].metrics.mp.as_deref().map(|mp: &MpMetrics| MptcpTraces {
+            protocol_delay: &mp.protocol_delay,
+            hol_degree: &mp.hol_degree,
+            data_ack_delay: &mp.data_ack_delay,
+        });
+        mptcp::summary::part(snd, rcv, &self.path_measures(f, &spec.paths), traces.as_ref(), spec.scheduler.name(), self.spec.duration)
     }
 
     /// Per-path SRTT, T_over(k) and ζ(k) series of MPTCP flows.

@@ -138,13 +138,19 @@ pub fn paths(snd: &MptcpSender, rcv: &MptcpReceiver, measured: &PathMeasures) ->
         .collect()
 }
 
-/// The `mptcp` block; `end` is the end of the run (for the window stall still open).
-pub fn block(snd: &MptcpSender, rcv: &MptcpReceiver, traces: &MptcpTraces, end: Time) -> MptcpSummary {
-    let pd = traces.protocol_delay.points().1;
+/// The sampled values of one of the traces, none without traces.
+fn samples<'a>(traces: Option<&MptcpTraces<'a>>, pick: fn(&MptcpTraces<'a>) -> &'a Trace) -> &'a [f64] {
+    traces.map_or(&[][..], |t| pick(t).points().1)
+}
+
+/// The `mptcp` block; `end` is the end of the run (for the window stall still open). Without
+/// `traces` (the run sampled none) the sampled metrics are null with 0 samples.
+pub fn block(snd: &MptcpSender, rcv: &MptcpReceiver, traces: Option<&MptcpTraces>, end: Time) -> MptcpSummary {
+    let pd = samples(traces, |t| t.protocol_delay);
     let (v_av, v_max) = mean_max(pd);
-    let hol = traces.hol_degree.points().1;
+    let hol = samples(traces, |t| t.hol_degree);
     let (zeta_av, zeta_max) = mean_max(hol);
-    let dad = traces.data_ack_delay.points().1;
+    let dad = samples(traces, |t| t.data_ack_delay);
     let (d_av, d_max) = mean_max(dad);
     let st = &snd.stats;
     MptcpSummary {
@@ -174,7 +180,7 @@ pub fn part(
     snd: &MptcpSender,
     rcv: &MptcpReceiver,
     measured: &PathMeasures,
-    traces: &MptcpTraces,
+    traces: Option<&MptcpTraces>,
     scheduler: &'static str,
     end: Time,
 ) -> TransportPart {
