@@ -1,5 +1,209 @@
 # Type stub for the Rust extension module built from crates/mptlab-py (PyO3).
-# Keep in step with crates/mptlab-py/src/lib.rs.
+# Keep in step with crates/mptlab-py/src/lib.rs; the summary types with
+# crates/mptlab-sim/src/results/ (schema, units and when a key is null: docs/metrics.md).
+
+from typing import Any, Literal, TypedDict
+
+# --- summary.json (`json.loads(Simulation.summary_json())`) ----------------------------------
+
+class Stats(TypedDict):
+    """Distribution of samples; every field 0 when `count` is 0."""
+    mean: float
+    std: float
+    min: float
+    max: float
+    p50: float
+    p95: float
+    count: int
+
+class Quantiles(TypedDict):
+    """Delay distribution in ms (percentiles from a log-linear histogram)."""
+    mean: float
+    p50: float
+    p95: float
+    p99: float
+    max: float
+    count: int
+
+class Jitter(TypedDict):
+    """RFC 3550 §6.4.1 jitter samples, ms."""
+    mean: float
+    p50: float
+    p95: float
+    max: float
+
+class MptcpPathDetail(TypedDict):
+    fast_recoveries: int
+    bytes_scheduled: int
+    chunks_reinjected: int
+    penalties: int
+    opened: int
+    closed: int
+
+class QuicPathDetail(TypedDict):
+    path_id: int
+    validated_at_s: float | None
+    stats: dict[str, int]
+    peer_ack_only_sent: int
+    congestion_events: int
+    persistent_congestion_events: int
+
+class _PathSummary(TypedDict):
+    index: int
+    route: list[str]
+    priority: int
+    backup: bool
+    state: Literal["idle", "validating", "active", "closed", "abandoned"]
+    srtt_ms_mean: float | None
+    srtt_ms_max: float | None
+    srtt_ms_final: float | None
+    min_rtt_ms: float | None
+    final_cwnd_bytes: int
+    segments_sent: int
+    bytes_sent: int
+    retransmissions: int
+    rto_count: int
+    dropped_packets: int
+    drop_rate_per_s: float
+    drop_pct: float
+    share: float
+    bytes_received: int | None
+
+class PathSummary(_PathSummary, total=False):
+    """One path of a flow, the same shape for every transport with paths; exactly one of the
+    transport-specific keys is present."""
+    mptcp: MptcpPathDetail
+    quic: QuicPathDetail
+
+class _RetransmitTotals(TypedDict):
+    retransmissions: int
+    rto_count: int
+
+class RetransmitTotals(_RetransmitTotals, total=False):
+    """`flows[].tcp`; the keys below only for TCP flows."""
+    fast_recoveries: int
+    tlp_probes: int
+    tlp_recoveries: int
+    srtt_ms_mean: float | None
+    min_rtt_ms: float
+    final_cwnd_bytes: int
+    receiver: dict[str, int]
+
+class ProtocolDelay(TypedDict):
+    v_av: float | None
+    v_max: float | None
+    samples: int
+    first_data_ack: dict[str, float | int | None]
+    per_handover: Quantiles | None
+
+class HolDegree(TypedDict):
+    zeta_av: float | None
+    zeta_max: float | None
+    samples: int
+    negative_samples: int
+
+class _MptcpSummary(TypedDict):
+    protocol_delay_ms: ProtocolDelay
+    hol_degree_ms: HolDegree
+    hol_wait_ms: Quantiles | None
+    window_stall_s: float
+    window_stalls: int
+    chunks_reinjected: int
+    opportunistic_retransmits: int
+    penalizations: int
+    established_at_s: float | None
+    closed_at_s: float | None
+    reassembly: dict[str, int]
+
+class MptcpSummary(_MptcpSummary, total=False):
+    blp: dict[str, Any]
+    """Present only with the BLP scheduler."""
+
+class QuicSummary(TypedDict):
+    blp: dict[str, Any] | None
+    multipath: bool
+    handshake_complete_s: float | None
+    handshake_confirmed_s: float | None
+    streams: int
+    stream_bytes_retransmitted: int
+    sender: dict[str, int | None]
+    receiver: dict[str, dict[str, int | None]]
+
+class FlowSummary(TypedDict):
+    name: str
+    group: str
+    protocol: Literal["tcp", "udp", "mptcp", "quic", "mpquic"]
+    cc: str | None
+    src: str
+    dst: str
+    goodput_mbps: Stats
+    bytes_delivered: int
+    sent_packets: int
+    dropped_packets: int
+    loss_pct: float
+    ack_packets_sent: int
+    retransmissions: int | None
+    rto_count: int | None
+    srtt_ms_mean: float | None
+    jitter_ms: Jitter | None
+    owd_ms: Quantiles | None
+    interarrival_ms: Quantiles | None
+    completion_time_s: float | None
+    app_blocked_ticks: int
+    tcp: RetransmitTotals | None
+    scheduler: str | None
+    paths: list[PathSummary] | None
+    mptcp: MptcpSummary | None
+    quic: QuicSummary | None
+
+class LinkProtocolSummary(TypedDict):
+    bytes: int
+    throughput_mbps: Stats
+
+LinkSummary = TypedDict("LinkSummary", {
+    "name": str, "from": str, "to": str, "rate_mbps": float, "throughput_mbps": Stats,
+    "bytes": int, "packets": int, "offered_packets": int, "queue_drops": int, "channel_drops": int,
+    "drops": int, "down_drops": int, "mean_rate_mbps": float | None, "drop_pct": float,
+    "queue_delay_ms": Quantiles | None, "queue_pkts_mean": float | None, "queue_pkts_max": int,
+    "jitter_ms": Jitter | None, "by_protocol": dict[str, LinkProtocolSummary],
+})
+
+class GroupSummary(TypedDict):
+    name: str
+    flows: int
+    goodput_mbps_total: float
+    goodput_mbps_mean: float
+    jain: float | None
+    goodput_mbps: Stats
+    bytes_delivered: int
+    sent_packets: int
+    dropped_packets: int
+    loss_pct: float
+    completion_time_s: Stats | None
+
+class ProtocolSummary(TypedDict):
+    sent_packets: int
+    dropped_packets: int
+    loss_pct: float
+
+class EngineSummary(TypedDict):
+    events: int
+    packets_created: int
+    delivered_data_packets: int
+
+class Summary(TypedDict):
+    seed: int
+    duration_s: float
+    scenario: dict[str, Any]
+    definitions: dict[str, str]
+    flows: list[FlowSummary]
+    links: list[LinkSummary]
+    groups: list[GroupSummary]
+    jain_all_flows: float | None
+    protocols: dict[str, ProtocolSummary]
+    engine: EngineSummary
+
+# --- functions ---------------------------------------------------------------------------------
 
 def version() -> str:
     """The mptlab version (Rust workspace version)."""
@@ -174,6 +378,6 @@ class Simulation:
     def advance(self, until_s: float) -> None:
         """Simulate up to `until_s` (the GIL is released meanwhile)."""
     def summary_json(self) -> str:
-        """After `done`: the deterministic summary as JSON text."""
+        """After `done`: the deterministic summary as JSON text (parses to `Summary`)."""
     def timeseries(self) -> dict[str, list]:
         """Long-format columns: series (str), entity (str), t_s (float), value (float)."""

@@ -1,4 +1,4 @@
-"""The one-screen summary printed after `mptlab run`: flows, links, groups.
+"""The one-screen summary printed after `mptlab run`: flows, paths, links, groups.
 
 Long lists are cut (`MAX_ROWS` rows each; links then busiest first) with a line saying how
 many were left out; the full numbers are always in summary.json.
@@ -19,8 +19,8 @@ DASH = "–"
 
 def render(summary: dict[str, Any]) -> Group:
     parts: list[Any] = [flows_table(summary)]
-    if any(f.get("mptcp") for f in summary.get("flows") or []):
-        parts.append(mptcp_table(summary))
+    if any(f.get("paths") for f in summary.get("flows") or []):
+        parts.append(paths_table(summary))
     parts.append(links_table(summary))
     groups = summary.get("groups") or []
     if groups:
@@ -61,10 +61,10 @@ def flows_table(summary: dict[str, Any]) -> Table:
     return t
 
 
-def mptcp_table(summary: dict[str, Any]) -> Table:
-    """One row per subflow of each MPTCP flow; the flow's seed-001 delays in the caption."""
-    t = Table(title="MPTCP subflows (docs/mptcp.md)", title_justify="left", header_style="bold",
-              caption_justify="left")
+def paths_table(summary: dict[str, Any]) -> Table:
+    """One row per path of each flow that has paths (MPTCP subflows, QUIC and multipath QUIC
+    paths: the shared `paths` block); MPTCP flows' seed-001 delays in the caption."""
+    t = Table(title="paths (docs/metrics.md)", title_justify="left", header_style="bold", caption_justify="left")
     t.add_column("flow", no_wrap=True)
     t.add_column("path", no_wrap=True)
     for col in ("share", "SRTT\nav ms", "SRTT\nmax ms", "drops\n/s", "retx"):
@@ -72,24 +72,26 @@ def mptcp_table(summary: dict[str, Any]) -> Table:
     notes = []
     rows = 0
     for f in summary.get("flows") or []:
-        mp = f.get("mptcp")
-        if not mp:
+        paths = f.get("paths")
+        if not paths:
             continue
-        for p in mp.get("paths", []):
+        for p in paths:
             if rows < MAX_ROWS:
                 t.add_row(f.get("name", DASH) if p.get("index") == 0 else "", (p.get("route") or [DASH])[0],
                           _num(p.get("share")), _num(p.get("srtt_ms_mean"), 1), _num(p.get("srtt_ms_max"), 1),
                           _num(p.get("drop_rate_per_s")), _int(p.get("retransmissions")))
             rows += 1
-        if len(notes) < 3:
+        mp = f.get("mptcp")
+        if mp and len(notes) < 3:
             notes.append(
                 f"{f.get('name')}: protocol delay av/max {_num(stat(mp, 'protocol_delay_ms', 'v_av'), 1)}/"
                 f"{_num(stat(mp, 'protocol_delay_ms', 'v_max'), 1)} ms, HoL degree av/max "
                 f"{_num(stat(mp, 'hol_degree_ms', 'zeta_av'), 1)}/{_num(stat(mp, 'hol_degree_ms', 'zeta_max'), 1)} ms, "
                 f"window stall {_num(mp.get('window_stall_s'))} s"
             )
-    _more(t, rows, "subflows")
-    t.caption = "\n".join(notes)
+    _more(t, rows, "paths")
+    if notes:
+        t.caption = "\n".join(([t.caption] if t.caption else []) + notes)
     return t
 
 
@@ -128,6 +130,8 @@ def groups_table(summary: dict[str, Any]) -> Table:
     t.add_column("flows", justify="right")
     t.add_column("goodput total\nMbps", justify="right")
     t.add_column("goodput mean\nMbps", justify="right")
+    t.add_column("goodput min–max\nMbps", justify="right", no_wrap=True)
+    t.add_column("loss\n%", justify="right")
     t.add_column("Jain", justify="right")
     for g in groups[:MAX_ROWS]:
         n = g.get("flows")
@@ -136,6 +140,8 @@ def groups_table(summary: dict[str, Any]) -> Table:
             _int(len(n) if isinstance(n, list) else n),
             _num(g.get("goodput_mbps_total")),
             _num(g.get("goodput_mbps_mean")),
+            _range(g.get("goodput_mbps")),
+            _num(g.get("loss_pct"), 3),
             _num(g.get("jain"), 3),
         )
     _more(t, len(groups), "groups")
@@ -155,6 +161,13 @@ def _num(v: Any, digits: int = 2) -> str:
         return f"{float(v):.{digits}f}"
     except (TypeError, ValueError):
         return str(v)
+
+
+def _range(dist: Any) -> str:
+    """`min–max` of a distribution (Stats), a dash when absent."""
+    if not isinstance(dist, dict) or not dist.get("count"):
+        return DASH
+    return f"{_num(dist.get('min'))}–{_num(dist.get('max'))}"
 
 
 def _int(v: Any) -> str:

@@ -91,11 +91,11 @@ def test_run_record_reads_the_mptcp_block_with_paths_in_index_order() -> None:
         {"name": "stream", "goodput_mbps": {"mean": 7.5, "max": 16.0},
          "mptcp": {
              "protocol_delay_ms": {"v_av": 95.0, "v_max": 230.0},
-             "hol_degree_ms": {"zeta_av": -3.0, "zeta_max": None},
-             "paths": [
-                 {"index": 1, "srtt_ms_mean": 57.0, "srtt_ms_max": 88.0, "drop_rate_per_s": 1.0},
-                 {"index": 0, "srtt_ms_mean": 79.0, "srtt_ms_max": 94.0, "drop_rate_per_s": 0.5},
-             ]}},
+             "hol_degree_ms": {"zeta_av": -3.0, "zeta_max": None}},
+         "paths": [
+             {"index": 1, "srtt_ms_mean": 57.0, "srtt_ms_max": 88.0, "drop_rate_per_s": 1.0},
+             {"index": 0, "srtt_ms_mean": 79.0, "srtt_ms_max": 94.0, "drop_rate_per_s": 0.5},
+         ]},
     ]}
     rec = run_record(summary, "stream")
     assert rec["srtt1_av"] == 79.0 and rec["srtt2_av"] == 57.0 and rec["d1"] == 0.5 and rec["d2"] == 1.0

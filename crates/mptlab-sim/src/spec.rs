@@ -91,6 +91,38 @@ pub enum TransportSpec {
     Quic(QuicSpec),
 }
 
+impl TransportSpec {
+    /// The protocol as the scenario names it.
+    pub fn protocol_name(&self) -> &'static str {
+        match self {
+            TransportSpec::Tcp(_) => "tcp",
+            TransportSpec::Udp(_) => "udp",
+            TransportSpec::Mptcp(_) => "mptcp",
+            TransportSpec::Quic(q) if q.quic.multipath => "mpquic",
+            TransportSpec::Quic(_) => "quic",
+        }
+    }
+
+    /// The congestion controller's name (None for UDP).
+    pub fn cc_name(&self) -> Option<&'static str> {
+        match self {
+            TransportSpec::Tcp(t) => Some(t.cc.name()),
+            TransportSpec::Mptcp(t) => Some(t.cc.name()),
+            TransportSpec::Quic(t) => Some(t.cc.name()),
+            TransportSpec::Udp(_) => None,
+        }
+    }
+
+    /// The explicit paths of a multipath-capable transport (empty for single-path ones).
+    pub fn paths(&self) -> &[PathSpec] {
+        match self {
+            TransportSpec::Mptcp(m) => &m.paths,
+            TransportSpec::Quic(q) => &q.paths,
+            _ => &[],
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct QuicSpec {
     /// Each path's congestion controller (uncoupled, coupled, or coupled+per-path).

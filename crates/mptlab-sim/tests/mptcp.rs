@@ -101,7 +101,7 @@ fn hol_degree_is_larger_under_roundrobin_than_minrtt_on_asymmetric_rtts() {
         (
             m["hol_degree_ms"]["zeta_av"].as_f64().unwrap(),
             m["hol_wait_ms"]["mean"].as_f64().unwrap(),
-            m["paths"][1]["share"].as_f64().unwrap(),
+            s["flows"][0]["paths"][1]["share"].as_f64().unwrap(),
         )
     });
     println!(
@@ -174,15 +174,15 @@ fn every_byte_arrives_once_in_order_through_loss_and_an_interface_outage() {
     ];
     let out = par_map(&cases, threads(), |&(link, cc, sched)| transfer_with_outage(link, cc, sched));
     for ((link, cc, sched), (t, s)) in cases.iter().zip(&out) {
-        let m = &s["flows"][0]["mptcp"];
+        let (m, paths) = (&s["flows"][0]["mptcp"], &s["flows"][0]["paths"]);
         let k: usize = if *link == "p1" { 0 } else { 1 };
         println!(
             "{link} down 2–4 s, {cc}/{sched}: done in {t:.2} s, path {k} closed {} opened {}, reinjected {}",
-            m["paths"][k]["closed"], m["paths"][k]["opened"], m["chunks_reinjected"]
+            paths[k]["mptcp"]["closed"], paths[k]["mptcp"]["opened"], m["chunks_reinjected"]
         );
         // The path manager closed the subflow of the interface that went down and joined it again.
-        assert_eq!(m["paths"][k]["closed"], 1, "{link}/{cc}/{sched}");
-        assert_eq!(m["paths"][k]["opened"], 2, "{link}/{cc}/{sched}");
+        assert_eq!(paths[k]["mptcp"]["closed"], 1, "{link}/{cc}/{sched}");
+        assert_eq!(paths[k]["mptcp"]["opened"], 2, "{link}/{cc}/{sched}");
     }
 }
 
@@ -195,11 +195,11 @@ fn every_byte_arrives_once_in_order_when_a_link_inside_a_path_fails() {
             .replace(r#"between = ["r1", "s"]"#, "between = [\"r1\", \"m\"]")
             + "\n[links.ms]\nbetween = [\"m\", \"s\"]\nrate = \"10Gbps\"\ndelay = \"0ms\"\nqueue = { kind = \"droptail\", limit = \"1000p\" }\n"
     });
-    let m = &s["flows"][0]["mptcp"];
-    println!("p1s down 2–4 s: done in {t:.2} s, path 0 RTOs {}, reinjected {}", m["paths"][0]["rto_count"], m["chunks_reinjected"]);
-    assert!(m["paths"][0]["rto_count"].as_u64().unwrap() >= 1);
+    let (m, paths) = (&s["flows"][0]["mptcp"], &s["flows"][0]["paths"]);
+    println!("p1s down 2–4 s: done in {t:.2} s, path 0 RTOs {}, reinjected {}", paths[0]["rto_count"], m["chunks_reinjected"]);
+    assert!(paths[0]["rto_count"].as_u64().unwrap() >= 1);
     assert!(m["chunks_reinjected"].as_u64().unwrap() >= 1, "data stranded on the failed subflow is reinjected");
-    assert_eq!(m["paths"][0]["closed"], 0);
+    assert_eq!(paths[0]["mptcp"]["closed"], 0);
 }
 
 /// Raiciu et al. (NSDI 2012) §4.2: with a receive buffer too small for the slow path, MinRTT

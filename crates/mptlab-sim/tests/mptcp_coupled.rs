@@ -213,8 +213,7 @@ tcp = {{ mss = "1432B" }}
 /// congested path, more than uncoupled subflows do.
 #[test]
 fn coupled_mptcp_moves_traffic_off_the_more_congested_path() {
-    let share =
-        |cc: &str| mean_over_seeds(&congested_second_path(cc, 2, ""), |s| flow(s, "f")["mptcp"]["paths"][1]["share"].as_f64().unwrap());
+    let share = |cc: &str| mean_over_seeds(&congested_second_path(cc, 2, ""), |s| flow(s, "f")["paths"][1]["share"].as_f64().unwrap());
     let uncoupled = share("reno");
     println!("uncoupled reno: share on the congested path {uncoupled:.3}");
     for cc in COUPLED {
@@ -291,7 +290,7 @@ fn wvegas_keeps_queues_near_its_target_and_yields_to_loss_based_flows() {
     let t = congested_second_path("wvegas", 1, "tcp = { pacing = true }");
     let (_, s) = run(&t, None);
     let (mp_path2, reno) = (
-        flow(&s, "f")["mptcp"]["paths"][1]["bytes_received"].as_f64().unwrap() * 8.0 / 40.0 / 1e6,
+        flow(&s, "f")["paths"][1]["bytes_received"].as_f64().unwrap() * 8.0 / 40.0 / 1e6,
         flow(&s, "cross")["goodput_mbps"]["mean"].as_f64().unwrap(),
     );
     println!("path 2: wvegas subflow {mp_path2:.2} Mbit/s, reno {reno:.2} Mbit/s");

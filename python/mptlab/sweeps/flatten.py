@@ -70,21 +70,37 @@ def flow_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
                 "rto_count": f.get("rto_count"),
                 "completion_time_s": f.get("completion_time_s"),
                 "bytes_delivered": f.get("bytes_delivered"),
-                **_mptcp_columns(f.get("mptcp")),
+                **_multipath_columns(f),
             }
         )
     return rows
 
 
-def _mptcp_columns(mp: dict[str, Any] | None) -> dict[str, Any]:
-    """Seed 001's per-run metrics of an MPTCP flow (docs/mptcp.md); empty for other flows.
-
-    Per-path columns carry the path index: `srtt_ms_av__path0`, `drop_rate_per_s__path1`.
+def _multipath_columns(flow: dict[str, Any]) -> dict[str, Any]:
+    """The scheduler and per-path columns of any transport with paths (MPTCP subflows, QUIC
+    and multipath QUIC paths: the shared `paths` block of docs/metrics.md), with seed 001's
+    connection metrics for MPTCP; empty for TCP and UDP. Per-path columns carry the path index:
+    `srtt_ms_av__path0`, `drop_rate_per_s__path1`.
     """
+    paths = flow.get("paths")
+    if not isinstance(paths, list):
+        return {}
+    row: dict[str, Any] = {"scheduler": flow.get("scheduler"), **_mptcp_columns(flow.get("mptcp"))}
+    for p in paths:
+        k = p.get("index")
+        row[f"srtt_ms_av__path{k}"] = p.get("srtt_ms_mean")
+        row[f"srtt_ms_max__path{k}"] = p.get("srtt_ms_max")
+        row[f"drop_rate_per_s__path{k}"] = p.get("drop_rate_per_s")
+        row[f"share__path{k}"] = p.get("share")
+    return row
+
+
+def _mptcp_columns(mp: dict[str, Any] | None) -> dict[str, Any]:
+    """Seed 001's connection-level metrics of an MPTCP flow (docs/mptcp.md); empty for other
+    flows (per-path metrics come from `paths`, as for every multipath transport)."""
     if not isinstance(mp, dict):
         return {}
-    row: dict[str, Any] = {
-        "scheduler": mp.get("scheduler"),
+    return {
         "protocol_delay_ms_av": stat(mp, "protocol_delay_ms", "v_av"),
         "protocol_delay_ms_max": stat(mp, "protocol_delay_ms", "v_max"),
         "hol_degree_ms_av": stat(mp, "hol_degree_ms", "zeta_av"),
@@ -92,13 +108,6 @@ def _mptcp_columns(mp: dict[str, Any] | None) -> dict[str, Any]:
         "hol_wait_ms": stat(mp, "hol_wait_ms", "mean"),
         "window_stall_s": mp.get("window_stall_s"),
     }
-    for p in mp.get("paths", []):
-        k = p.get("index")
-        row[f"srtt_ms_av__path{k}"] = p.get("srtt_ms_mean")
-        row[f"srtt_ms_max__path{k}"] = p.get("srtt_ms_max")
-        row[f"drop_rate_per_s__path{k}"] = p.get("drop_rate_per_s")
-        row[f"share__path{k}"] = p.get("share")
-    return row
 
 
 def link_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:

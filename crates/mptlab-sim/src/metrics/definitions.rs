@@ -107,7 +107,7 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
         "mptcp_path_delay_ms",
         "seed 001 eq. 1 path delay tau_i: SRTT of MPTCP subflow i (RFC 6298), sampled once per \
       trace interval k (default 100 ms) while the subflow has one; mean (tau_i,av) and maximum \
-      (tau_i,max, key srtt_ms_max) over the samples of the run, in ms (summary key flows[].mptcp.paths[].srtt_ms_mean / srtt_ms_max)",
+      (tau_i,max, key srtt_ms_max) over the samples of the run, in ms (summary key flows[].paths[].srtt_ms_mean / srtt_ms_max)",
     ),
     (
         "mptcp_protocol_delay_ms",
@@ -138,12 +138,19 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
         "mptcp_drop_rate_per_s",
         "seed 001 mean drop rate d_i: data packets of subflow i dropped in the network (queues, \
       channels, down links) per second of the flow's lifetime; drop_pct is eq. 12, dropped over \
-      sent data segments of the subflow, in percent (summary key flows[].mptcp.paths[].drop_rate_per_s and drop_pct)",
+      sent data segments of the subflow, in percent (summary key flows[].paths[].drop_rate_per_s and drop_pct)",
     ),
     (
         "mptcp_share",
         "per-path share of traffic: connection bytes the scheduler placed on subflow i (new data \
-      and reinjections) over the bytes placed on all subflows (summary key flows[].mptcp.paths[].share)",
+      and reinjections) over the bytes placed on all subflows; for QUIC, STREAM bytes sent on \
+      path i over those sent on all paths (summary key flows[].paths[].share)",
+    ),
+    (
+        "group_goodput_mbps",
+        "distribution across the member flows of a group of their mean goodput (goodput_mbps), one \
+      sample per flow, in Mbit/s (summary key groups[].goodput_mbps); goodput_mbps_total and \
+      goodput_mbps_mean are its sum and mean",
     ),
     (
         "mptcp_window_stall_s",

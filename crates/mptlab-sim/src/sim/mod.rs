@@ -13,8 +13,7 @@ mod event;
 mod flow;
 mod link_events;
 pub mod results;
-mod results_mptcp;
-mod results_quic;
+mod results_paths;
 
 pub use crate::transport::AnyEndpoint;
 pub use event::Ev;

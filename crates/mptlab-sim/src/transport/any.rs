@@ -4,7 +4,7 @@
 //! `Endpoint`, one variant here, one arm in `build` and in `dispatch!`.
 
 use super::bodies::Bodies;
-use super::endpoint::{AppStart, End, Endpoint, Outbox, Transmit};
+use super::endpoint::{AppStart, End, Endpoint, Outbox, SummaryInput, Transmit};
 use super::flow_metrics::FlowMetrics;
 use super::mptcp::MptcpConn;
 use super::quic::QuicPair;
@@ -13,6 +13,7 @@ use super::tcp::TcpConn;
 use super::udp::UdpConn;
 use crate::cc::CcParams;
 use crate::net::{Packet, Proto};
+use crate::results::TransportPart;
 use crate::spec::{AppSpec, FlowSpec, TransportSpec};
 use mptlab_engine::{Handle, Time};
 
@@ -129,5 +130,9 @@ impl Endpoint for AnyEndpoint {
 
     fn sample(&mut self, now: Time, m: &mut FlowMetrics) {
         dispatch!(self, e => e.sample(now, m))
+    }
+
+    fn summary(&self, input: &SummaryInput) -> TransportPart {
+        dispatch!(self, e => e.summary(input))
     }
 }

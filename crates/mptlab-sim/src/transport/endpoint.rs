@@ -28,6 +28,8 @@ use super::flow_metrics::FlowMetrics;
 use super::mptcp::{MpSeg, MAX_SUBFLOWS};
 use super::segment::TcpHeader;
 use crate::net::Packet;
+use crate::results::{PathMeasures, TransportPart};
+use crate::spec::TransportSpec;
 use mptlab_engine::{Handle, Time};
 
 /// The two ends of a flow: where the application writes and where it reads.
@@ -145,6 +147,17 @@ impl Outbox {
     }
 }
 
+/// What the simulation knows about a flow at the end of a run, handed to its endpoint's
+/// `summary`: its spec, its metrics and what it measured on each path.
+pub struct SummaryInput<'a> {
+    pub spec: &'a TransportSpec,
+    pub metrics: &'a FlowMetrics,
+    pub paths: PathMeasures<'a>,
+    /// When the flow started, and the end of the run.
+    pub start: Time,
+    pub end: Time,
+}
+
 /// A flow's two endpoints behind one sans-IO interface (see the module comment for the order
 /// of calls). Implemented by each transport's connection type; `AnyEndpoint` dispatches to them
 /// statically on the packet path.
@@ -186,4 +199,7 @@ pub trait Endpoint {
 
     /// A periodic sample of windows and RTTs into the flow's metrics.
     fn sample(&mut self, now: Time, m: &mut FlowMetrics);
+
+    /// The transport's part of the flow's summary record (`transport/<name>/summary.rs`).
+    fn summary(&self, input: &SummaryInput) -> TransportPart;
 }

@@ -2,10 +2,11 @@
 //! and reordering, from which loss is derived (sent − received).
 
 use super::bodies::Bodies;
-use super::endpoint::{AppStart, End, Endpoint, Outbox, Transmit};
+use super::endpoint::{AppStart, End, Endpoint, Outbox, SummaryInput, Transmit};
 use super::flow_metrics::FlowMetrics;
 use super::segment::UDP_HEADER_BYTES;
 use crate::net::{Packet, Proto};
+use crate::results::TransportPart;
 use mptlab_engine::{Handle, Time};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -95,4 +96,9 @@ impl Endpoint for UdpConn {
     fn poll_wakes(&mut self, _: Time, _: &mut Outbox) {}
 
     fn sample(&mut self, _: Time, _: &mut FlowMetrics) {}
+
+    /// UDP keeps no transport state worth reporting: the flow's own counters say it all.
+    fn summary(&self, _: &SummaryInput) -> TransportPart {
+        TransportPart::default()
+    }
 }

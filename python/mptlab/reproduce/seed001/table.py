@@ -92,7 +92,7 @@ def run_record(summary: Mapping[str, Any], flow: str) -> dict[str, float]:
     if entry is None or not entry.get("mptcp"):
         raise ValueError(f"run has no MPTCP flow named {flow!r}")
     mp = entry["mptcp"]
-    paths = sorted(mp["paths"], key=lambda p: p["index"])
+    paths = sorted(entry.get("paths") or [], key=lambda p: p["index"])
     if len(paths) < 2:
         raise ValueError(f"flow {flow!r} has {len(paths)} path(s); seed 001 needs two")
     pd_ms, hol = mp.get("protocol_delay_ms") or {}, mp.get("hol_degree_ms") or {}

@@ -3,12 +3,16 @@
 //! the joins of additional subflows (§3.2), the path manager's reaction to interface events, and
 //! seed 001's per-path samples.
 
+use super::summary::MptcpTraces;
 use super::{hol, MptcpReceiver, MptcpSender, SubState, SubflowParams, DSS_ACK_BYTES, DSS_DATA_BYTES, MAX_SUBFLOWS};
 use crate::cc::{CcConfig, CcParams};
 use crate::net::{Packet, Proto};
-use crate::spec::MptcpSpec;
+use crate::results::TransportPart;
+use crate::spec::{MptcpSpec, TransportSpec};
 use crate::transport::bodies::Bodies;
-use crate::transport::endpoint::{AppStart, End, Endpoint, Outbox, Transmit, Wake, SLOTS_PER_PATH, SLOT_PACER, SLOT_RECEIVER, SLOT_SENDER};
+use crate::transport::endpoint::{
+    AppStart, End, Endpoint, Outbox, SummaryInput, Transmit, Wake, SLOTS_PER_PATH, SLOT_PACER, SLOT_RECEIVER, SLOT_SENDER,
+};
 use crate::transport::flow_metrics::FlowMetrics;
 use crate::transport::interfaces::PathInterfaces;
 use crate::transport::segment::TCP_HEADER_BYTES;
@@ -219,5 +223,15 @@ impl Endpoint for MptcpConn {
             mp.protocol_delay.record(now, t_over);
             mp.hol_degree.record(now, z);
         }
+    }
+
+    fn summary(&self, input: &SummaryInput) -> TransportPart {
+        let TransportSpec::Mptcp(spec) = input.spec else { return TransportPart::default() };
+        let traces = input.metrics.mp.as_deref().map(|mp| MptcpTraces {
+            protocol_delay: &mp.protocol_delay,
+            hol_degree: &mp.hol_degree,
+            data_ack_delay: &mp.data_ack_delay,
+        });
+        super::summary::part(&self.snd, &self.rcv, &input.paths, traces.as_ref(), spec.scheduler.name(), input.end)
     }
 }

@@ -19,6 +19,7 @@ pub mod hol;
 pub mod mapping;
 pub mod receiver;
 pub mod sender;
+pub mod summary;
 
 pub use config::{MptcpConfig, DSS_ACK_BYTES, DSS_DATA_BYTES, MAX_SUBFLOWS};
 pub use conn::MptcpConn;

@@ -45,6 +45,7 @@ pub mod recovery;
 pub mod rtt;
 pub mod sent;
 pub mod streams;
+pub mod summary;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -7,9 +7,12 @@
 
 use super::{QuicConn, Role, Transmit as Poll};
 use crate::net::{Packet, Proto};
-use crate::spec::QuicSpec;
+use crate::results::TransportPart;
+use crate::spec::{QuicSpec, TransportSpec};
 use crate::transport::bodies::Bodies;
-use crate::transport::endpoint::{AppStart, End, Endpoint, Outbox, Transmit, Wake, SLOTS_PER_PATH, SLOT_RECEIVER, SLOT_SENDER};
+use crate::transport::endpoint::{
+    AppStart, End, Endpoint, Outbox, SummaryInput, Transmit, Wake, SLOTS_PER_PATH, SLOT_RECEIVER, SLOT_SENDER,
+};
 use crate::transport::flow_metrics::FlowMetrics;
 use crate::transport::interfaces::PathInterfaces;
 use crate::transport::multipath::PathPrefs;
@@ -170,5 +173,10 @@ impl Endpoint for QuicPair {
         if let Some(s) = srtt0 {
             m.srtt.record(now, s);
         }
+    }
+
+    fn summary(&self, input: &SummaryInput) -> TransportPart {
+        let TransportSpec::Quic(spec) = input.spec else { return TransportPart::default() };
+        super::summary::part(&self.cli, &self.srv, &input.paths, &spec.quic, spec.scheduler.name(), input.start)
     }
 }

@@ -5,8 +5,11 @@
 use super::{TcpConfig, TcpReceiver, TcpSender};
 use crate::cc::AnyCc;
 use crate::net::{Packet, Proto};
+use crate::results::TransportPart;
 use crate::transport::bodies::Bodies;
-use crate::transport::endpoint::{AppStart, End, Endpoint, Outbox, Transmit, Wake, SLOTS_PER_PATH, SLOT_PACER, SLOT_RECEIVER, SLOT_SENDER};
+use crate::transport::endpoint::{
+    AppStart, End, Endpoint, Outbox, SummaryInput, Transmit, Wake, SLOTS_PER_PATH, SLOT_PACER, SLOT_RECEIVER, SLOT_SENDER,
+};
 use crate::transport::flow_metrics::FlowMetrics;
 use crate::transport::segment::TCP_HEADER_BYTES;
 use mptlab_engine::{Handle, Time};
@@ -105,5 +108,9 @@ impl Endpoint for TcpConn {
         if let Some(s) = self.snd.rtt().srtt() {
             m.srtt.record(now, s as f64 / 1e6);
         }
+    }
+
+    fn summary(&self, input: &SummaryInput) -> TransportPart {
+        super::summary::part(&self.snd, &self.rcv, input.metrics.srtt.points().1)
     }
 }

@@ -29,6 +29,7 @@ pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod summary;
 pub mod tlp;
 
 pub use config::{DelayedAck, RtoFormula, TcpConfig};

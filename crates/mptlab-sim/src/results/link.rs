@@ -1,0 +1,39 @@
+//! The record of one link direction (`links[]`): wire throughput, drops, queueing.
+
+use super::values::{JitterSummary, Quantiles};
+use crate::metrics::Stats;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkSummary {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    /// Configured rate, Mbit/s.
+    pub rate_mbps: f64,
+    /// Wire throughput per interval, all protocols, Mbit/s.
+    pub throughput_mbps: Stats,
+    pub bytes: u64,
+    pub packets: u64,
+    pub offered_packets: u64,
+    pub queue_drops: u64,
+    pub channel_drops: u64,
+    pub drops: u64,
+    pub down_drops: u64,
+    /// Time-average capacity (0 while down), Mbit/s; null unless the rate or state varies.
+    pub mean_rate_mbps: Option<f64>,
+    pub drop_pct: f64,
+    pub queue_delay_ms: Option<Quantiles>,
+    pub queue_pkts_mean: Option<f64>,
+    pub queue_pkts_max: u64,
+    pub jitter_ms: Option<JitterSummary>,
+    /// Per protocol that used the link (`tcp`, `udp`).
+    pub by_protocol: BTreeMap<&'static str, LinkProtocolSummary>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LinkProtocolSummary {
+    pub bytes: u64,
+    pub throughput_mbps: Stats,
+}

@@ -1,0 +1,33 @@
+//! The whole summary of a run: the run's identity (seed, duration, canonical scenario, metric
+//! definitions) and every block. Serialized through `serde_json::Value`, whose maps are
+//! ordered, so summary.json's keys are sorted and the file is byte-identical across runs.
+
+use super::{EngineSummary, FlowSummary, GroupSummary, LinkSummary, ProtocolSummary};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunSummary<'a> {
+    pub seed: u64,
+    pub duration_s: f64,
+    /// The canonical scenario (every default filled in).
+    pub scenario: &'a Value,
+    /// `{metric name: definition}` (`metrics::DEFINITIONS`).
+    pub definitions: BTreeMap<&'static str, &'static str>,
+    pub flows: Vec<FlowSummary>,
+    pub links: Vec<LinkSummary>,
+    pub groups: Vec<GroupSummary>,
+    /// Jain's index over every flow's mean goodput.
+    pub jain_all_flows: Option<f64>,
+    /// Per wire protocol that sent data.
+    pub protocols: BTreeMap<&'static str, ProtocolSummary>,
+    pub engine: EngineSummary,
+}
+
+impl RunSummary<'_> {
+    /// The summary as JSON (keys sorted).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("a summary is plain data")
+    }
+}
