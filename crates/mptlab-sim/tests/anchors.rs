@@ -219,7 +219,7 @@ fn utilisation_run(cc: &str, sack: bool) -> UtilRun {
         fr_total: snd.stats.fast_recoveries,
         fr_after_warmup: snd.stats.fast_recoveries - fr_at_warmup,
         rtos: snd.stats.rto_count,
-        queue_drops: sim.links[l].counters.queue_drops,
+        queue_drops: sim.hops[l].counters().queue_drops,
         max_cwnd,
     }
 }
@@ -349,7 +349,7 @@ fn udp_cbr_overload_loses_the_excess() {
     let fs = &summary["flows"][0];
     let loss = fs["loss_pct"].as_f64().unwrap();
     let l = link_index(&sim, "bottleneck");
-    let c = sim.links[l].counters;
+    let c = sim.hops[l].counters();
     println!(
         "\nCBR overload: sent {} dropped {} loss {loss:.3} % (expected {:.3} %), bottleneck queue drops {}, goodput {:.2} Mbit/s",
         fs["sent_packets"],
@@ -387,9 +387,9 @@ fn queue_delay_after_warmup(queue: &str) -> QueueDelay {
     let (mut sim, _) = build(&aqm_scenario(queue), None);
     let l = link_index(&sim, "bottleneck");
     sim.advance(CODEL_WARMUP_S * SECOND);
-    let before = sim.links[l].stats.delay_stats_ms();
+    let before = sim.hops[l].stats().delay_stats_ms();
     sim.run_to_end();
-    let after = sim.links[l].stats.delay_stats_ms();
+    let after = sim.hops[l].stats().delay_stats_ms();
     let n = after.count - before.count;
     let mean_ms = (after.mean * after.count as f64 - before.mean * before.count as f64) / n as f64;
     let ts = sim.timeseries();
@@ -402,7 +402,7 @@ fn queue_delay_after_warmup(queue: &str) -> QueueDelay {
         mean_ms,
         trace_median_ms: trace[trace.len() / 2],
         goodput_mbps: goodput_bps(&sim, 0, CODEL_WARMUP_S, 60) / 1e6,
-        drops: sim.links[l].counters.queue_drops,
+        drops: sim.hops[l].counters().queue_drops,
     }
 }
 

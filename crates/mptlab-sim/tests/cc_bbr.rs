@@ -39,9 +39,9 @@ fn run(toml: &str, warmup_s: u64) -> Run {
     let (mut sim, _) = build(toml, None);
     let l = link_index(&sim, "path");
     sim.advance(warmup_s * SECOND);
-    let before = sim.links[l].stats.delay_stats_ms();
+    let before = sim.hops[l].stats().delay_stats_ms();
     sim.run_to_end();
-    let after = sim.links[l].stats.delay_stats_ms();
+    let after = sim.hops[l].stats().delay_stats_ms();
     let n = after.count - before.count;
     let queue_delay_ms = (after.mean * after.count as f64 - before.mean * before.count as f64) / n.max(1) as f64;
     let secs = sim.duration() / SECOND;
@@ -52,7 +52,7 @@ fn run(toml: &str, warmup_s: u64) -> Run {
 fn describe(r: &Run, label: &str, rate_bps: f64) {
     let (snd, _) = tcp(&r.sim, 0);
     let l = link_index(&r.sim, "path");
-    let c = &r.sim.links[l].counters;
+    let c = &r.sim.hops[l].counters();
     println!(
         "{label}: goodput {:.2} Mbit/s = {:.2} % of max {:.2}; queue delay mean {:.3} ms; queue drops {}, channel drops {}; \
          fast recoveries {}, RTOs {}, retransmissions {}; final cwnd {} B; states {}; wall {:.2} s",
@@ -196,7 +196,7 @@ fn bbr_fills_a_gigabit_link_with_one_bdp_of_buffer_despite_startup_losses() {
     print_states(&snd.cc_state_changes()[..snd.cc_state_changes().len().min(12)]);
     let whole = goodput_bps(&r.sim, 0, 0, 60);
     println!("  whole run: {:.2} Mbit/s = {:.2} %", whole / 1e6, 100.0 * whole / max_goodput(1e9));
-    assert!(r.sim.links[link_index(&r.sim, "path")].counters.queue_drops > 0, "STARTUP should overflow a 1-BDP buffer");
+    assert!(r.sim.hops[link_index(&r.sim, "path")].counters().queue_drops > 0, "STARTUP should overflow a 1-BDP buffer");
     let frac = r.goodput_bps / max_goodput(1e9);
     assert!(frac >= 0.95, "goodput {:.2} Mbit/s is {:.2} % of the maximum", r.goodput_bps / 1e6, 100.0 * frac);
 }
@@ -226,8 +226,8 @@ fn bbr_keeps_the_queue_below_one_rtprop_in_a_deep_buffer() {
     let l = link_index(&r.sim, "path");
     println!(
         "  whole-run queue delay mean {:.3} ms, max {:.3} ms",
-        r.sim.links[l].stats.delay_mean_ms(),
-        r.sim.links[l].stats.delay_quantile_ms(1.0)
+        r.sim.hops[l].stats().delay_mean_ms(),
+        r.sim.hops[l].stats().delay_quantile_ms(1.0)
     );
     assert!(r.queue_delay_ms < 20.0, "mean queueing delay {:.3} ms", r.queue_delay_ms);
     assert!(r.goodput_bps / max_goodput(100e6) >= 0.9, "and the pipe stays full");
@@ -244,8 +244,8 @@ fn bbr_keeps_80_percent_utilisation_with_a_shallow_buffer_and_1_percent_random_l
     let r = run(&scenario(30, "100Mbps", "10ms", "0.5bdp", r#"{ model = "bernoulli", p = 0.01 }"#), 5);
     describe(&r, "100 Mbit/s, 20 ms, 0.5 BDP, 1 % loss, 30 s, after 5 s", 100e6);
     let l = link_index(&r.sim, "path");
-    let link = &r.sim.links[l];
-    let util = link.counters.transmitted_bytes as f64 * 8.0 / (100e6 * 30.0);
+    let link = &r.sim.hops[l];
+    let util = link.counters().transmitted_bytes as f64 * 8.0 / (100e6 * 30.0);
     println!("  link utilisation (wire bytes, whole run) {:.2} %", 100.0 * util);
     let frac = r.goodput_bps / max_goodput(100e6);
     assert!(frac > 0.80, "goodput {:.2} Mbit/s is {:.2} % of the maximum", r.goodput_bps / 1e6, 100.0 * frac);
@@ -350,7 +350,7 @@ fn aggregation_run(gain: f64, ack_every: u32, secs: u64) -> AggRun {
     let l = link_index(&sim, "path");
     let warmup = 5 * SECOND;
     sim.advance(warmup);
-    let before = sim.links[l].stats.delay_stats_ms();
+    let before = sim.hops[l].stats().delay_stats_ms();
     let (mut srtt, mut cwnd, mut extra_acked, mut n) = (0.0, 0.0, 0.0, 0u64);
     let mut t = warmup;
     while !sim.is_done() {
@@ -363,7 +363,7 @@ fn aggregation_run(gain: f64, ack_every: u32, secs: u64) -> AggRun {
         extra_acked += b.extra_acked() as f64 / 1460.0;
         n += 1;
     }
-    let after = sim.links[l].stats.delay_stats_ms();
+    let after = sim.hops[l].stats().delay_stats_ms();
     let m = (after.count - before.count).max(1) as f64;
     let n = n as f64;
     AggRun {

@@ -181,7 +181,7 @@ fn different_seeds_give_different_loss_patterns() {
         let l = link_index(&sim, "access_d1");
         let f = flow_index(&sim, "bulk#0");
         (
-            sim.links[l].counters.channel_drops,
+            sim.hops[l].counters().channel_drops,
             summary["flows"][f]["bytes_delivered"].as_u64().unwrap(),
             serde_json::to_string(&summary["flows"]).unwrap(),
         )
@@ -287,9 +287,9 @@ fn adding_an_unrelated_flow_does_not_change_another_paths_randomness() {
     // The ids really shifted, so stable ids must come from names, not positions.
     assert_ne!(flow_index(&sim1, "main_tcp"), flow_index(&sim2, "main_tcp"));
     assert_ne!(link_index(&sim1, "lb"), link_index(&sim2, "lb"));
-    let lb1 = sim1.links[link_index(&sim1, "lb")].counters;
-    let lb2 = sim2.links[link_index(&sim2, "lb")].counters;
-    let extra = sim2.links[link_index(&sim2, "aa_d")].counters;
+    let lb1 = sim1.hops[link_index(&sim1, "lb")].counters();
+    let lb2 = sim2.hops[link_index(&sim2, "lb")].counters();
+    let extra = sim2.hops[link_index(&sim2, "aa_d")].counters();
     println!(
         "lb channel drops: {} alone, {} with the extra flows (whose lossy link dropped {}); main_udp sent {} / {}",
         lb1.channel_drops,

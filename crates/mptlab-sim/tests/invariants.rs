@@ -465,11 +465,11 @@ fn check(sim: &Simulation, prev: &mut [Prev], toml: &str) -> Result<(), TestCase
     let live = sim.packets_live() as u64;
     prop_assert_eq!(c.created, c.delivered + c.dropped + live, "packet conservation at t={} ns\n{}", now, toml);
     // Every live packet is inside exactly one link (queued, being sent or propagating).
-    let inside: usize = sim.links.iter().map(|l| l.packets_inside()).sum();
+    let inside: usize = sim.hops.iter().map(|l| l.packets_inside()).sum();
     prop_assert_eq!(inside as u64, live, "live packets not all inside links at t={}", now);
     let mut link_drops = 0;
-    for (i, l) in sim.links.iter().enumerate() {
-        let k = l.counters;
+    for (i, l) in sim.hops.iter().enumerate() {
+        let k = l.counters();
         prop_assert_eq!(
             k.offered,
             k.queue_drops + k.channel_drops + k.delivered + l.packets_inside() as u64,

@@ -55,10 +55,10 @@ fn assert_conserved(sim: &Simulation) {
     let c = sim.counts;
     let live = sim.packets_live() as u64;
     assert_eq!(c.created, c.delivered + c.dropped + live, "engine conservation at {}", sim.now());
-    let inside: usize = sim.links.iter().map(|l| l.packets_inside()).sum();
+    let inside: usize = sim.hops.iter().map(|l| l.packets_inside()).sum();
     assert_eq!(inside as u64, live, "live packets not all inside links at {}", sim.now());
-    for (i, l) in sim.links.iter().enumerate() {
-        let k = l.counters;
+    for (i, l) in sim.hops.iter().enumerate() {
+        let k = l.counters();
         assert_eq!(
             k.offered,
             k.queue_drops + k.channel_drops + k.down_drops + k.delivered + l.packets_inside() as u64,
@@ -92,8 +92,8 @@ fn goodput_follows_a_rate_change() {
 fn a_forward_only_rate_change_leaves_the_reverse_direction_alone() {
     let events = "[[events]]\nat = \"1s\"\nlink = \"path.fwd\"\naction = \"rate\"\nrate = \"2Mbps\"\n";
     let (sim, summary) = run_with(&scenario_text(4, "10Mbps", DROPTAIL, events), &[], None);
-    assert_eq!(sim.links[link_index(&sim, "path")].rate_bps(), 2_000_000);
-    assert_eq!(sim.links[link_index(&sim, "path.rev")].rate_bps(), 10_000_000);
+    assert_eq!(sim.hops[link_index(&sim, "path")].rate_bps(), 2_000_000);
+    assert_eq!(sim.hops[link_index(&sim, "path.rev")].rate_bps(), 10_000_000);
     assert!(link_summary(&summary, "path.rev")["mean_rate_mbps"].is_null());
 }
 
@@ -112,22 +112,22 @@ fn down_up(queue: &str, sets: &[(&str, &str)]) {
         if t == 5 * SECOND {
             // Just before the event: the link is busy.
             sim.advance(t - 1);
-            inside_before_down = sim.links[fwd].packets_inside() + sim.links[rev].packets_inside();
+            inside_before_down = sim.hops[fwd].packets_inside() + sim.hops[rev].packets_inside();
             assert!(inside_before_down > 0);
         }
         sim.advance(t);
         assert_conserved(&sim);
         if t == 5 * SECOND {
             // Everything inside was lost at once; nothing has been delivered since.
-            assert_eq!(sim.links[fwd].packets_inside() + sim.links[rev].packets_inside(), 0);
-            let drops = sim.links[fwd].counters.down_drops + sim.links[rev].counters.down_drops;
+            assert_eq!(sim.hops[fwd].packets_inside() + sim.hops[rev].packets_inside(), 0);
+            let drops = sim.hops[fwd].counters().down_drops + sim.hops[rev].counters().down_drops;
             assert!(drops >= inside_before_down as u64, "{drops} < {inside_before_down}");
-            at_down = (sim.links[fwd].counters.delivered, sim.links[rev].counters.delivered);
+            at_down = (sim.hops[fwd].counters().delivered, sim.hops[rev].counters().delivered);
         }
         if t > 5 * SECOND && t < 7 * SECOND {
-            assert!(!sim.links[fwd].is_up() && !sim.links[rev].is_up());
-            assert_eq!((sim.links[fwd].counters.delivered, sim.links[rev].counters.delivered), at_down);
-            assert_eq!(sim.links[fwd].packets_inside(), 0);
+            assert!(!sim.hops[fwd].is_up() && !sim.hops[rev].is_up());
+            assert_eq!((sim.hops[fwd].counters().delivered, sim.hops[rev].counters().delivered), at_down);
+            assert_eq!(sim.hops[fwd].packets_inside(), 0);
         }
     }
     let f = flow_index(&sim, "bulk");
@@ -146,7 +146,7 @@ fn down_up(queue: &str, sets: &[(&str, &str)]) {
     // Down 2 s out of 20: the time-average capacity is 9 Mbit/s.
     assert!((l["mean_rate_mbps"].as_f64().unwrap() - 9.0).abs() < 1e-9);
     // No phantom wire bytes while down: the link's bins for seconds 5 and 6 are empty.
-    let w = &sim.links[fwd].wire;
+    let w = &sim.hops[fwd].wire();
     assert_eq!(w[0].bins()[5] + w[1].bins()[5] + w[0].bins()[6] + w[1].bins()[6], 0);
 }
 
@@ -172,9 +172,9 @@ fn events_at_the_same_time_apply_in_file_order() {
                   [[events]]\nat = \"2s\"\nlink = \"path\"\naction = \"up\"\n";
     let (mut sim, _) = build_with(&scenario_text(4, "10Mbps", DROPTAIL, events), &[], None);
     sim.advance(2 * SECOND);
-    let l = &sim.links[link_index(&sim, "path")];
+    let l = &sim.hops[link_index(&sim, "path")];
     assert!(l.is_up());
-    assert!(l.counters.down_drops > 0);
+    assert!(l.counters().down_drops > 0);
     assert_conserved(&sim);
     sim.run_to_end();
     assert_conserved(&sim);
@@ -183,7 +183,7 @@ fn events_at_the_same_time_apply_in_file_order() {
                   [[events]]\nat = \"2s\"\nlink = \"path\"\naction = \"down\"\n";
     let (mut sim, _) = build_with(&scenario_text(4, "10Mbps", DROPTAIL, events), &[], None);
     sim.advance(2 * SECOND);
-    assert!(!sim.links[link_index(&sim, "path")].is_up());
+    assert!(!sim.hops[link_index(&sim, "path")].is_up());
 }
 
 #[test]
@@ -360,10 +360,10 @@ mod random {
         let c = sim.counts;
         let live = sim.packets_live() as u64;
         prop_assert_eq!(c.created, c.delivered + c.dropped + live, "engine counts\n{}", toml);
-        let inside: usize = sim.links.iter().map(|l| l.packets_inside()).sum();
+        let inside: usize = sim.hops.iter().map(|l| l.packets_inside()).sum();
         prop_assert_eq!(inside as u64, live, "live packets outside links\n{}", toml);
-        for l in &sim.links {
-            let k = l.counters;
+        for l in &sim.hops {
+            let k = l.counters();
             prop_assert_eq!(
                 k.offered,
                 k.queue_drops + k.channel_drops + k.down_drops + k.delivered + l.packets_inside() as u64,

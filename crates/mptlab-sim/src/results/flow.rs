@@ -46,8 +46,10 @@ pub struct FlowSummary {
 /// does not apply), so all flows have one shape.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct TransportPart {
-    /// Retransmission totals (and TCP's details); null for UDP.
-    pub tcp: Option<RetransmitTotals>,
+    /// Retransmission totals (and TCP's details); null for UDP. Written under the key `tcp`
+    /// (its name since the first summaries).
+    #[serde(rename = "tcp")]
+    pub retransmits: Option<RetransmitTotals>,
     /// The packet scheduler of a transport with paths; null for TCP and UDP.
     pub scheduler: Option<&'static str>,
     /// One record per path (MPTCP subflows, QUIC paths); null for TCP and UDP.

@@ -6,7 +6,7 @@ use super::flow::{Flow, FlowMetrics, MpMetrics};
 use super::results::LinkTrace;
 use super::{Ev, PacketCounts, RouteEnd, Simulation};
 use crate::apps::App;
-use crate::net::{Link, RouteTable};
+use crate::net::{Hop, RouteTable};
 use crate::spec::RunSpec;
 use crate::transport::endpoint::{End, Outbox, SLOTS_PER_PATH};
 use crate::transport::AnyEndpoint;
@@ -20,10 +20,10 @@ const STREAM_SCHEDULER: u64 = 3;
 
 pub(super) fn build(spec: RunSpec) -> Simulation {
     let (interval, trace_every, duration) = (spec.metrics.interval, spec.metrics.trace_interval, spec.duration);
-    let links: Vec<Link> = spec
+    let hops: Vec<Hop> = spec
         .links
         .iter()
-        .map(|l| Link::new(l, RngStream::new(spec.seed, StreamId::named(STREAM_LINK, &l.name)), interval, duration))
+        .map(|l| Hop::point_to_point(l, RngStream::new(spec.seed, StreamId::named(STREAM_LINK, &l.name)), interval, duration))
         .collect();
     let link_traces = spec.links.iter().map(|_| LinkTrace::new(trace_every, duration)).collect();
     let mut routes = RouteTable::default();
@@ -68,7 +68,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         spec,
         queue,
         packets: Arena::with_capacity(4096),
-        links,
+        hops,
         routes,
         flows,
         counts: PacketCounts::default(),

@@ -24,7 +24,7 @@ impl Simulation {
         for (l, ls) in self.spec.links.iter().enumerate() {
             let Some(model) = &ls.capacity else { continue };
             let rng = RngStream::new(seed, StreamId::named(STREAM_CAPACITY, &ls.name));
-            if let Some(t) = self.links[l].attach_capacity(CapacityProcess::new(model, rng)) {
+            if let Some(t) = self.hops[l].attach_capacity(CapacityProcess::new(model, rng)) {
                 if t < duration {
                     self.queue.schedule(t, Ev::Capacity(l as u32));
                 }
@@ -42,17 +42,17 @@ impl Simulation {
         let e = self.spec.events[i as usize];
         let l = e.link as usize;
         let up = match e.action {
-            LinkAction::Rate { rate_bps } => return self.links[l].set_rate(now, rate_bps),
+            LinkAction::Rate { rate_bps } => return self.hops[l].set_rate(now, rate_bps),
             LinkAction::Down => false,
             LinkAction::Up => true,
         };
-        if self.links[l].is_up() == up {
+        if self.hops[l].is_up() == up {
             return;
         }
         let packets = &self.packets;
         // Packets lost inside the link leave through the pipe as lost arrivals, due now; the
         // arrival handler frees them with `drop_packet`, like channel losses.
-        if let Some(t) = self.links[l].set_up(now, up, |h| packets.get(h).proto) {
+        if let Some(t) = self.hops[l].set_up(now, up, |h| packets.get(h).proto) {
             self.queue.schedule(t, Ev::Arrival(e.link));
         }
         self.on_link_state_change(now, e.link, up);
@@ -60,7 +60,7 @@ impl Simulation {
 
     /// Link `l`'s capacity model changes its rate now; schedule its next step.
     pub(super) fn on_capacity_step(&mut self, now: Time, l: u32) {
-        if let Some(t) = self.links[l as usize].on_capacity_step(now) {
+        if let Some(t) = self.hops[l as usize].on_capacity_step(now) {
             if t < self.spec.duration {
                 self.queue.schedule(t, Ev::Capacity(l));
             }

@@ -19,7 +19,7 @@ pub use crate::transport::AnyEndpoint;
 pub use event::Ev;
 pub use flow::{Flow, FlowMetrics, MpMetrics};
 
-use crate::net::{Link, Packet, RouteTable};
+use crate::net::{Hop, Packet, RouteTable};
 use crate::spec::RunSpec;
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{AppStart, End, Endpoint, Outbox, Wake, MAX_TIMER_SLOTS};
@@ -47,7 +47,8 @@ pub struct Simulation {
     pub spec: RunSpec,
     queue: EventQueue<Ev>,
     packets: Arena<Packet>,
-    pub links: Vec<Link>,
+    /// The hops packets cross, one per link direction (`spec.links`), by link id.
+    pub hops: Vec<Hop>,
     routes: RouteTable,
     pub flows: Vec<Flow>,
     pub counts: PacketCounts,
@@ -131,7 +132,7 @@ impl Simulation {
         let (size, proto) = (p.size, p.proto);
         match self.routes.hop(p.route, p.hop) {
             Some(l) => {
-                let link = &mut self.links[l as usize];
+                let link = &mut self.hops[l as usize];
                 let r = link.enqueue(now, h, size, proto);
                 if r.dropped {
                     self.drop_packet(h);
@@ -164,7 +165,7 @@ impl Simulation {
 
     #[inline]
     fn on_arrival(&mut self, now: Time, l: u32) {
-        let Some(a) = self.links[l as usize].pop_arrival(now) else { return };
+        let Some(a) = self.hops[l as usize].pop_arrival(now) else { return };
         if let Some(t) = a.next_wake {
             self.queue.schedule(t, Ev::Arrival(l));
         }
@@ -187,7 +188,7 @@ impl Simulation {
     fn on_link_tx(&mut self, now: Time, l: u32) {
         let mut dropped = std::mem::take(&mut self.codel_drops);
         let packets = &self.packets;
-        let r = self.links[l as usize].on_tx_event(now, &mut dropped, |h| packets.get(h).proto);
+        let r = self.hops[l as usize].on_tx_event(now, &mut dropped, |h| packets.get(h).proto);
         for (h, _) in dropped.drain(..) {
             self.drop_packet(h);
         }
@@ -350,7 +351,7 @@ impl Simulation {
             }
             flow.endpoint.sample(now, &mut flow.metrics);
         }
-        for (link, trace) in self.links.iter_mut().zip(&mut self.link_traces) {
+        for (link, trace) in self.hops.iter_mut().zip(&mut self.link_traces) {
             let (pkts, bytes) = link.backlog(now);
             trace.queue_pkts.record(now, pkts as f64);
             trace.queue_delay_ms.record(now, bytes as f64 * 8.0 / link.rate_bps() as f64 * 1e3);

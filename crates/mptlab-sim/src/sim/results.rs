@@ -100,7 +100,7 @@ impl Simulation {
             scenario,
             definitions: DEFINITIONS.iter().copied().collect(),
             jain_all_flows: jain_index(&means),
-            links: (0..self.links.len()).map(|i| self.link_summary(i)).collect(),
+            links: (0..self.hops.len()).map(|i| self.link_summary(i)).collect(),
             flows,
             groups,
             protocols,
@@ -139,9 +139,9 @@ impl Simulation {
             dropped_packets: m.data_packets_dropped,
             loss_pct: pct(m.data_packets_dropped, m.data_packets_sent),
             ack_packets_sent: m.ack_packets_sent,
-            retransmissions: transport.tcp.as_ref().map(|t| t.retransmissions),
-            rto_count: transport.tcp.as_ref().map(|t| t.rto_count),
-            srtt_ms_mean: transport.tcp.as_ref().and_then(|t| t.detail.as_ref()).and_then(|d| d.srtt_ms_mean),
+            retransmissions: transport.retransmits.as_ref().map(|t| t.retransmissions),
+            rto_count: transport.retransmits.as_ref().map(|t| t.rto_count),
+            srtt_ms_mean: transport.retransmits.as_ref().and_then(|t| t.detail.as_ref()).and_then(|d| d.srtt_ms_mean),
             jitter_ms: JitterSummary::of(&m.jitter),
             owd_ms: Quantiles::of_ns(&m.owd),
             interarrival_ms: Quantiles::of_ns(&m.interarrival),
@@ -153,18 +153,18 @@ impl Simulation {
 
     fn link_summary(&self, i: usize) -> LinkSummary {
         let spec = &self.spec;
-        let (ls, link) = (&spec.links[i], &self.links[i]);
-        let c = &link.counters;
-        let n = link.wire[0].bins().len();
+        let (ls, link) = (&spec.links[i], &self.hops[i]);
+        let c = &link.counters();
+        let n = link.wire()[0].bins().len();
         let total: Vec<f64> = (0..n)
             .map(|k| {
-                let bytes = link.wire[0].bins()[k] + link.wire[1].bins()[k];
-                bytes as f64 * 8.0 / as_secs_f64(link.wire[0].bin_len(k)) / 1e6
+                let bytes = link.wire()[0].bins()[k] + link.wire()[1].bins()[k];
+                bytes as f64 * 8.0 / as_secs_f64(link.wire()[0].bin_len(k)) / 1e6
             })
             .collect();
         let mut by_protocol = BTreeMap::new();
         for p in Proto::ALL {
-            let bins = &link.wire[p.index()];
+            let bins = &link.wire()[p.index()];
             if bins.total_bytes() > 0 {
                 by_protocol.insert(p.name(), LinkProtocolSummary { bytes: bins.total_bytes(), throughput_mbps: bins.summary(0) });
             }
@@ -187,9 +187,9 @@ impl Simulation {
             down_drops: c.down_drops,
             mean_rate_mbps: varies.then(|| link.mean_rate_bps(spec.duration) / 1e6),
             drop_pct: pct(drops, c.offered),
-            queue_delay_ms: Quantiles::of_ns(link.stats.delay_histogram()),
-            queue_pkts_mean: finite(link.stats.mean_len_packets(spec.duration)),
-            queue_pkts_max: link.stats.max_len_packets(),
+            queue_delay_ms: Quantiles::of_ns(link.stats().delay_histogram()),
+            queue_pkts_mean: finite(link.stats().mean_len_packets(spec.duration)),
+            queue_pkts_max: link.stats().max_len_packets(),
             jitter_ms: JitterSummary::of(&self.link_traces[i].jitter),
             by_protocol,
         }
@@ -230,23 +230,23 @@ impl Simulation {
             c.push_trace("srtt_ms", name, &flow.metrics.srtt);
         }
         self.path_timeseries(&mut c);
-        for (i, link) in self.links.iter().enumerate() {
+        for (i, link) in self.hops.iter().enumerate() {
             let name = &self.spec.links[i].name;
-            let n = link.wire[0].bins().len();
+            let n = link.wire()[0].bins().len();
             // Which protocols crossed the link, and their series names: once per link, not per
             // bin (summing every bin inside the bin loop made this quadratic in run length).
             let protos: Vec<(Proto, String)> = Proto::ALL
                 .into_iter()
-                .filter(|p| link.wire[p.index()].total_bytes() > 0)
+                .filter(|p| link.wire()[p.index()].total_bytes() > 0)
                 .map(|p| (p, format!("{name}:{}", p.name())))
                 .collect();
             for k in 0..n {
-                let secs = as_secs_f64(link.wire[0].bin_len(k));
+                let secs = as_secs_f64(link.wire()[0].bin_len(k));
                 let t = as_secs_f64(k as Time * iv);
-                let total = link.wire[0].bins()[k] + link.wire[1].bins()[k];
+                let total = link.wire()[0].bins()[k] + link.wire()[1].bins()[k];
                 c.push("link_mbps", name, t, total as f64 * 8.0 / secs / 1e6);
                 for (p, series) in &protos {
-                    let b = link.wire[p.index()].bins()[k];
+                    let b = link.wire()[p.index()].bins()[k];
                     c.push("link_mbps", series, t, b as f64 * 8.0 / secs / 1e6);
                 }
             }

@@ -90,8 +90,8 @@ fn red_example_runs_and_keeps_the_queue_below_droptail() {
         let l = spec.links.iter().position(|l| l.name == "bottleneck").unwrap();
         let mut sim = Simulation::new(spec);
         sim.run_to_end();
-        let link = &sim.links[l];
-        (link.counters, link.stats.max_len_packets(), link.stats.mean_len_packets(20 * mptlab_engine::time::SECOND))
+        let link = &sim.hops[l];
+        (*link.counters(), link.stats().max_len_packets(), link.stats().mean_len_packets(20 * mptlab_engine::time::SECOND))
     };
     let (red, red_max, red_mean) = run(RED_EXAMPLE);
     let droptail = RED_EXAMPLE

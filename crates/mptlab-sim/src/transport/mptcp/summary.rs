@@ -186,7 +186,7 @@ pub fn part(
 ) -> TransportPart {
     let paths = paths(snd, rcv, measured);
     TransportPart {
-        tcp: Some(TransportPart::totals_of(&paths)),
+        retransmits: Some(TransportPart::totals_of(&paths)),
         scheduler: Some(scheduler),
         paths: Some(paths),
         mptcp: Some(block(snd, rcv, traces, end)),

@@ -130,7 +130,7 @@ pub fn part(
 ) -> TransportPart {
     let paths = paths(cli, srv, measured, start);
     TransportPart {
-        tcp: Some(TransportPart::totals_of(&paths)),
+        retransmits: Some(TransportPart::totals_of(&paths)),
         scheduler: Some(scheduler),
         paths: Some(paths),
         mptcp: None,

@@ -35,5 +35,5 @@ pub fn part(snd: &TcpSender, rcv: &TcpReceiver, srtt_ms: &[f64]) -> TransportPar
         receiver: rcv.stats,
     };
     let tcp = RetransmitTotals { retransmissions: st.retransmissions, rto_count: st.rto_count, detail: Some(detail) };
-    TransportPart { tcp: Some(tcp), ..TransportPart::default() }
+    TransportPart { retransmits: Some(tcp), ..TransportPart::default() }
 }
