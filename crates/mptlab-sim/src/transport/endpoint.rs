@@ -10,8 +10,9 @@
 //! - Every input (`start`, `write`, `on_packet`, `on_timeout`, `on_open_path`, `on_interface`)
 //!   may queue output. After each input, the simulation calls `poll_transmit` until it returns
 //!   `None` and puts each packet on the route of its path and direction, then calls `poll_wakes`
-//!   and applies the wakes it appended to `Outbox::wakes`, in order: timer deadlines per slot
-//!   (`None` cancels) and path openings at a future time. `finish` queues nothing and is not
+//!   and applies the wakes appended to `Outbox::wakes` (by `poll_wakes`, or by the last
+//!   `poll_transmit` when that is where the endpoint learns its deadline), in order: timer
+//!   deadlines per slot (`None` cancels) and path openings at a future time. `finish` queues nothing and is not
 //!   followed by a drain. This order (packets, then path openings, then timers) is the order in
 //!   which the simulation schedules events, which the golden summaries pin down.
 //! - Timer slots: `SLOTS_PER_PATH` per path, `SLOT_SENDER` (retransmission/persist, or the
@@ -97,7 +98,7 @@ pub struct Outbox {
     /// Segments tagged with their subflow, drained from `next_seg`.
     pub(crate) segs: Vec<MpSeg>,
     pub(crate) next_seg: usize,
-    /// Wakes appended by `poll_wakes`, applied and cleared by the simulation.
+    /// Wakes appended by `poll_transmit` or `poll_wakes`, applied and cleared by the simulation.
     pub wakes: Vec<Wake>,
 }
 

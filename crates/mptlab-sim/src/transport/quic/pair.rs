@@ -29,8 +29,6 @@ pub struct QuicPair {
     ifaces: PathInterfaces,
     /// The endpoint to poll after the last input.
     polling: Option<End>,
-    /// The timer deadline its last poll returned (slot, deadline).
-    idle: Option<(usize, Option<Time>)>,
 }
 
 impl QuicPair {
@@ -49,7 +47,6 @@ impl QuicPair {
             paths: n,
             ifaces: PathInterfaces::new(&q.paths),
             polling: None,
-            idle: None,
         }
     }
 
@@ -125,7 +122,7 @@ impl Endpoint for QuicPair {
     }
 
     #[inline]
-    fn poll_transmit(&mut self, now: Time, _: &mut Outbox, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
+    fn poll_transmit(&mut self, now: Time, out: &mut Outbox, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
         let end = self.polling?;
         let buf = &mut bodies.entry(next).frames;
         match self.conn(end).poll(now, buf) {
@@ -135,21 +132,20 @@ impl Endpoint for QuicPair {
                     Packet { proto: Proto::Udp, size: buf.wire_size(), sent_at: now, udp_payload: stream_bytes, ..Default::default() };
                 Some(Transmit { path: slot as u16, from: end, packet })
             }
+            // The poll that finds nothing returns the endpoint's deadline: it goes straight to
+            // the wakes (applied after the transmits), not through a field read back later.
             Poll::Idle(deadline) => {
                 self.polling = None;
                 let slot = if end == End::Sender { SLOT_SENDER } else { SLOT_RECEIVER };
-                self.idle = Some((slot, deadline));
+                out.wakes.push(Wake::Timer { slot, deadline });
                 None
             }
         }
     }
 
+    /// The timer was appended by the poll that found the endpoint idle.
     #[inline]
-    fn poll_wakes(&mut self, _: Time, out: &mut Outbox) {
-        if let Some((slot, deadline)) = self.idle.take() {
-            out.wakes.push(Wake::Timer { slot, deadline });
-        }
-    }
+    fn poll_wakes(&mut self, _: Time, _: &mut Outbox) {}
 
     /// Total window and SRTT per usable path (the first one as the flow's SRTT).
     fn sample(&mut self, now: Time, m: &mut FlowMetrics) {
