@@ -9,7 +9,8 @@ emulation backend (issue 24) plugs in by registering a factory in :data:`BACKEND
 the same contract, :class:`RunOutput`.
 
 Standard library and `mptlab._core` only: `mptlab._benchworker` imports this module and must
-not load pyarrow, pandas or matplotlib (its peak RSS is the simulator's).
+not load pyarrow, pandas or matplotlib (its peak RSS is the simulator's); no `dataclasses`
+either (it pulls in `inspect`, 1.6 MB of the bench's peak RSS).
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from mptlab import _core
 
@@ -59,8 +59,7 @@ BACKENDS: dict[str, Backend] = {"simulator": _core.Simulation}
 DEFAULT_BACKEND = "simulator"
 
 
-@dataclass
-class RunOutput:
+class RunOutput(NamedTuple):
     """The result contract every backend fills."""
 
     backend: str
@@ -81,15 +80,15 @@ class RunOutput:
     delivered_data_packets: int
 
 
-@dataclass
 class Prepared:
     """A validated run that has not started (its output folder may be named after `seed`)."""
 
-    backend: str
-    session: Session
-    build_s: float
-    #: Wall seconds of `advance` (0 until it has run).
-    run_s: float = 0.0
+    def __init__(self, backend: str, session: Session, build_s: float) -> None:
+        self.backend = backend
+        self.session = session
+        #: Wall seconds of building the run and of `advance` (0 until it has run).
+        self.build_s = build_s
+        self.run_s = 0.0
 
     @property
     def seed(self) -> int:

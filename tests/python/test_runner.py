@@ -23,7 +23,7 @@ def text() -> str:
 
 def test_run_fills_the_result_contract(text):
     out = runner.run(text, SHORT, 3)
-    assert set(vars(out)) == CONTRACT
+    assert set(out._fields) == CONTRACT
     assert (out.backend, out.seed, out.sim_s) == ("simulator", 3, 2.0)
     assert out.summary["seed"] == 3 and out.summary["duration_s"] == 2.0
     assert set(out.timeseries) == {"series", "entity", "t_s", "value"}
