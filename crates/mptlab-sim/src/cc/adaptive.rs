@@ -447,8 +447,7 @@ mod tests {
         assert!((c.loss_probability() - p).abs() < 1e-12);
         assert!((c.loss_probability() - 0.338_39).abs() < 1e-5, "hand value");
         assert!((c.success_probability(3.0) - (1.0 - p).powi(3)).abs() < 1e-12);
-        let mut cfg = AdaptiveConfig::default();
-        cfg.flows = 2.0;
+        let cfg = AdaptiveConfig { flows: 2.0, ..Default::default() };
         let mut two = Adaptive::new(CcParams { mss: MSS, initial_cwnd_segments: 10 }, &cfg);
         for k in 0..6 {
             two.on_ack(&ack(10 * k, 1, 9 - k, false));

@@ -6,13 +6,15 @@
 use super::errors::{fail, Result};
 use toml::{Table, Value};
 
-/// Parse an override value: a TOML value if it is one, else a plain string.
-pub fn parse_value(raw: &str) -> Value {
+/// Parse an override value: a TOML value if it is one, else a plain string (tests read only
+/// the value).
+#[cfg(test)]
+fn parse_value(raw: &str) -> Value {
     read_value(raw).0
 }
 
-/// `parse_value`, and how many top-level values the text held (more than one: later lines held
-/// more TOML).
+/// An override value (a TOML value if it is one, else a plain string), and how many top-level
+/// values the text held (more than one: later lines held more TOML).
 fn read_value(raw: &str) -> (Value, usize) {
     match toml::from_str::<Table>(&format!("v = {raw}")) {
         Ok(mut t) => {

@@ -103,7 +103,7 @@ pub fn crypto_frame_len(f: &StreamFrame) -> u32 {
 /// ACK Delay field value: microseconds / 2^ack_delay_exponent (default exponent 3, §18.2).
 #[inline]
 fn ack_delay_field(delay: Time) -> u64 {
-    delay / 1000 >> 3
+    (delay / 1000) >> 3
 }
 
 /// An ACK (single path) or PATH_ACK (multipath) frame: the ranges, largest first, inclusive.
