@@ -13,8 +13,8 @@ fn two_paths(flow: &str, duration: &str) -> String {
 
 /// STREAM bytes the client sent on each path, in path order, with the first link of each path.
 fn stream_bytes(summary: &Value) -> Vec<(String, u64)> {
-    let paths = summary["flows"][0]["quic"]["paths"].as_array().expect("per-path summary");
-    paths.iter().map(|p| (p["route"][0].as_str().unwrap().to_string(), p["stats"]["stream_bytes_sent"].as_u64().unwrap())).collect()
+    let paths = summary["flows"][0]["paths"].as_array().expect("per-path summary");
+    paths.iter().map(|p| (p["route"][0].as_str().unwrap().to_string(), p["quic"]["stats"]["stream_bytes_sent"].as_u64().unwrap())).collect()
 }
 
 #[test]
