@@ -30,7 +30,7 @@ app = typer.Typer(
         "mptlab — a deterministic packet-level simulator for multipath transport research: "
         "TCP (SACK; Reno, NewReno, CUBIC, BBR v1, BBRv3, Vegas), UDP, MPTCP (coupled controllers "
         "LIA, OLIA, BALIA, wVegas; multipath schedulers) and QUIC and multipath QUIC (RFC "
-        "9000/9002, draft-ietf-quic-multipath) over links with drop-tail or CoDel queues, random "
+        "9000/9002, draft-ietf-quic-multipath) over links with drop-tail, CoDel or RED queues, random "
         "or bursty loss and time-varying capacity; sweeps, a results store, reports, "
         "reproductions of published studies and a learned BLP scheduler threshold.\n\n"
         "A run is a pure function of (scenario, seed): the same scenario file and seed always "
