@@ -9,6 +9,7 @@ pub mod interval;
 pub mod jain;
 pub mod jitter;
 pub mod queue_stats;
+pub mod report;
 pub mod stats;
 pub mod trace;
 

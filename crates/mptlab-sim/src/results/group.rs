@@ -3,7 +3,7 @@
 //! distributions across them. Jain's index: Jain, Chiu & Hawe, DEC-TR-301 (1984).
 
 use super::flow::FlowSummary;
-use super::values::pct;
+use crate::metrics::report::pct;
 use crate::metrics::{jain_index, Stats};
 use serde::Serialize;
 

@@ -1,6 +1,6 @@
 //! The record of one link direction (`links[]`): wire throughput, drops, queueing.
 
-use super::values::{JitterSummary, Quantiles};
+use crate::metrics::report::{JitterSummary, Quantiles};
 use crate::metrics::Stats;
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -3,25 +3,25 @@
 //! The schema, key by key (units, when null): docs/metrics.md; metric definitions:
 //! `metrics::DEFINITIONS`.
 //!
-//! This module holds the shapes shared by every transport (run, flows, paths, links, groups,
-//! protocols, engine) and small conversions from the metrics layer's aggregators. Each
-//! transport fills its own part of a flow's record in `transport/<name>/summary.rs`; the
-//! simulation assembles the run in `sim/results.rs`.
+//! This module holds the run-level records (run, flows, links, groups, protocols, engine). A
+//! flow's transport part, with the shared `paths` block, is defined in the transport layer
+//! (`transport/part/`) and filled by each transport (`transport/<name>/summary.rs`) through
+//! `Endpoint::summary`; reported aggregators (quantiles, jitter) come from `metrics::report`.
+//! Dependencies point down: results → transport → metrics. The simulation assembles the run in
+//! `sim/results.rs`.
 
 pub mod engine;
 pub mod flow;
 pub mod group;
 pub mod link;
-pub mod path;
 pub mod protocol;
 pub mod run;
-pub mod values;
 
+pub use crate::metrics::report::{JitterSummary, Quantiles};
+pub use crate::transport::part::{PathDetail, PathMeasures, PathState, PathSummary, RetransmitTotals, TransportPart};
 pub use engine::EngineSummary;
-pub use flow::{FlowSummary, RetransmitTotals, TransportPart};
+pub use flow::FlowSummary;
 pub use group::GroupSummary;
 pub use link::{LinkProtocolSummary, LinkSummary};
-pub use path::{PathDetail, PathMeasures, PathState, PathSummary};
 pub use protocol::ProtocolSummary;
 pub use run::RunSummary;
-pub use values::{JitterSummary, Quantiles};

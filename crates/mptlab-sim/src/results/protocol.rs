@@ -1,7 +1,7 @@
 //! The `protocols` block: data packets sent and dropped per wire protocol (`tcp`, `udp`),
 //! summed over its flows (DESIGN.md "packet loss ... per protocol").
 
-use super::values::pct;
+use crate::metrics::report::pct;
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -4,9 +4,9 @@
 //! from `metrics::DEFINITIONS`.
 
 use super::Simulation;
+use crate::metrics::report::{finite, pct};
 use crate::metrics::{jain_index, Rfc3550Jitter, Stats, Trace, DEFINITIONS};
 use crate::net::Proto;
-use crate::results::values::{finite, pct};
 use crate::results::{
     EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkProtocolSummary, LinkSummary, PathMeasures, ProtocolSummary, Quantiles,
     RunSummary,

@@ -13,8 +13,8 @@ use super::tcp::TcpConn;
 use super::udp::UdpConn;
 use crate::cc::CcParams;
 use crate::net::{Packet, Proto};
-use crate::results::TransportPart;
 use crate::spec::{AppSpec, FlowSpec, TransportSpec};
+use crate::transport::part::TransportPart;
 use mptlab_engine::{Handle, Time};
 
 pub enum AnyEndpoint {

@@ -13,6 +13,7 @@ pub mod flow_metrics;
 pub mod interfaces;
 pub mod mptcp;
 pub mod multipath;
+pub mod part;
 pub mod quic;
 pub mod segment;
 pub mod tcp;

@@ -6,7 +6,7 @@ use super::endpoint::{AppStart, End, Endpoint, Outbox, SummaryInput, Transmit};
 use super::flow_metrics::FlowMetrics;
 use super::segment::UDP_HEADER_BYTES;
 use crate::net::{Packet, Proto};
-use crate::results::TransportPart;
+use crate::transport::part::TransportPart;
 use mptlab_engine::{Handle, Time};
 
 #[derive(Clone, Copy, Debug, Default)]

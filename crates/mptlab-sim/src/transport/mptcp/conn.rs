@@ -7,7 +7,6 @@ use super::summary::MptcpTraces;
 use super::{hol, MptcpReceiver, MptcpSender, SubState, SubflowParams, DSS_ACK_BYTES, DSS_DATA_BYTES, MAX_SUBFLOWS};
 use crate::cc::{CcConfig, CcParams};
 use crate::net::{Packet, Proto};
-use crate::results::TransportPart;
 use crate::spec::{MptcpSpec, TransportSpec};
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{
@@ -15,6 +14,7 @@ use crate::transport::endpoint::{
 };
 use crate::transport::flow_metrics::FlowMetrics;
 use crate::transport::interfaces::PathInterfaces;
+use crate::transport::part::TransportPart;
 use crate::transport::segment::TCP_HEADER_BYTES;
 use mptlab_engine::{Handle, Time};
 

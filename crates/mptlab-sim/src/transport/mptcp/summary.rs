@@ -4,11 +4,12 @@
 //! Schema: docs/metrics.md; definitions: the `mptcp_*` entries of `metrics::DEFINITIONS`.
 
 use super::{MptcpReceiver, MptcpReceiverStats, MptcpSender, SubState};
+use crate::metrics::report::Quantiles;
+use crate::metrics::report::{mean_max, ms};
 use crate::metrics::Trace;
-use crate::results::path::share;
-use crate::results::values::{mean_max, ms};
-use crate::results::{PathDetail, PathMeasures, PathState, PathSummary, Quantiles, TransportPart};
 use crate::sched::blp::BlpSummary;
+use crate::transport::part::share;
+use crate::transport::part::{PathDetail, PathMeasures, PathState, PathSummary, TransportPart};
 use mptlab_engine::time::as_secs_f64;
 use mptlab_engine::Time;
 use serde::Serialize;

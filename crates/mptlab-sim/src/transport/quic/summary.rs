@@ -4,10 +4,10 @@
 //! the endpoints' counters. Schema: docs/metrics.md.
 
 use super::{ConnStats, PathStats, QuicConfig, QuicConn, RecvStats};
-use crate::results::path::share;
-use crate::results::values::ms;
-use crate::results::{PathDetail, PathMeasures, PathState, PathSummary, TransportPart};
+use crate::metrics::report::ms;
 use crate::sched::blp::BlpSummary;
+use crate::transport::part::share;
+use crate::transport::part::{PathDetail, PathMeasures, PathState, PathSummary, TransportPart};
 use mptlab_engine::time::as_secs_f64;
 use mptlab_engine::Time;
 use serde::Serialize;

@@ -5,12 +5,12 @@
 use super::{TcpConfig, TcpReceiver, TcpSender};
 use crate::cc::AnyCc;
 use crate::net::{Packet, Proto};
-use crate::results::TransportPart;
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{
     AppStart, End, Endpoint, Outbox, SummaryInput, Transmit, Wake, SLOTS_PER_PATH, SLOT_PACER, SLOT_RECEIVER, SLOT_SENDER,
 };
 use crate::transport::flow_metrics::FlowMetrics;
+use crate::transport::part::TransportPart;
 use crate::transport::segment::TCP_HEADER_BYTES;
 use mptlab_engine::{Handle, Time};
 

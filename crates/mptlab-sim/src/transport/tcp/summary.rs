@@ -3,8 +3,8 @@
 //! window at the end, and the receiver's counters. Schema: docs/metrics.md.
 
 use super::{ReceiverStats, TcpReceiver, TcpSender};
-use crate::results::values::ms;
-use crate::results::{RetransmitTotals, TransportPart};
+use crate::metrics::report::ms;
+use crate::transport::part::{RetransmitTotals, TransportPart};
 use serde::Serialize;
 
 /// What only a TCP flow reports, next to its retransmission totals.

@@ -3,7 +3,7 @@
 //! code. What only one transport knows sits in its own typed sub-record, written under the
 //! transport's name (`paths[i].mptcp`, `paths[i].quic`).
 
-use super::values::{mean_max, pct};
+use crate::metrics::report::{mean_max, pct};
 use crate::metrics::Trace;
 use crate::transport::mptcp::summary::MptcpPathDetail;
 use crate::transport::quic::summary::QuicPathDetail;

@@ -1,7 +1,7 @@
-//! Small typed values shared by several blocks of the summary: delay quantiles and RFC 3550
-//! jitter read from the metrics layer's aggregators, and unit and ratio helpers.
+//! The aggregators as they are reported in the summary: delay quantiles and RFC 3550 jitter as
+//! typed records, and unit and ratio helpers shared by every block of the summary.
 
-use crate::metrics::{LogHistogram, Rfc3550Jitter};
+use super::{LogHistogram, Rfc3550Jitter};
 use serde::Serialize;
 
 /// Nanoseconds to milliseconds.
