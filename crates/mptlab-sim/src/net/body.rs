@@ -10,73 +10,74 @@
 
 use mptlab_engine::Handle;
 
-/// What one packet carries besides its header fields: `frames` of the transport's own type
-/// (e.g. QUIC frames) and, for a tunnel packet, the packet it encapsulates.
-#[derive(Clone, Debug, Default)]
-pub struct Body<F> {
-    pub inner: Option<Handle>,
-    pub frames: F,
-}
-
-/// The bodies of the packets in flight, by handle.
+/// The bodies of the packets in flight, by handle: the `frames` of the transport's own type
+/// (e.g. QUIC frames) and, for a tunnel packet, the handle of the packet it carries. The two
+/// are kept in separate arrays: the frames' stride stays that of `F` on the packet path, and the
+/// inner handles are grown only once a run encapsulates.
 pub struct BodyTable<F> {
-    items: Vec<Body<F>>,
+    frames: Vec<F>,
+    inner: Vec<Option<Handle>>,
 }
 
 impl<F: Default> BodyTable<F> {
     pub fn new() -> Self {
-        Self { items: Vec::new() }
+        Self { frames: Vec::new(), inner: Vec::new() }
     }
 
-    /// The body of the packet about to be sent with handle `h`: no inner packet, and the frames
-    /// of the handle's previous packet, for the caller to overwrite in place.
+    /// The frames of the packet about to be sent with handle `h` (those of the handle's previous
+    /// packet, for the caller to overwrite in place); the handle carries no inner packet.
     #[inline]
-    pub fn entry(&mut self, h: Handle) -> &mut Body<F> {
+    pub fn entry(&mut self, h: Handle) -> &mut F {
         let i = h.0 as usize;
-        if i >= self.items.len() {
-            self.items.resize_with(i + 1, Body::default);
+        if i >= self.frames.len() {
+            self.frames.resize_with(i + 1, F::default);
         }
-        let b = &mut self.items[i];
-        b.inner = None;
-        b
+        if let Some(x) = self.inner.get_mut(i) {
+            *x = None;
+        }
+        &mut self.frames[i]
     }
 
-    /// The body of packet `h` (which must have been given one with `entry`).
+    /// The frames of packet `h` (which must have been given some with `entry`).
     #[inline]
-    pub fn get(&self, h: Handle) -> &Body<F> {
-        &self.items[h.0 as usize]
+    pub fn get(&self, h: Handle) -> &F {
+        &self.frames[h.0 as usize]
     }
 
     #[inline]
-    pub fn get_mut(&mut self, h: Handle) -> &mut Body<F> {
-        &mut self.items[h.0 as usize]
+    pub fn get_mut(&mut self, h: Handle) -> &mut F {
+        &mut self.frames[h.0 as usize]
     }
 
     /// Make packet `outer` carry packet `inner` (both in the arena).
     #[inline]
     pub fn encapsulate(&mut self, outer: Handle, inner: Handle) {
         debug_assert_ne!(outer, inner, "a packet cannot carry itself");
-        self.entry(outer).inner = Some(inner);
+        let i = outer.0 as usize;
+        if i >= self.inner.len() {
+            self.inner.resize(i + 1, None);
+        }
+        self.inner[i] = Some(inner);
     }
 
     /// The packet `outer` carries, if any, leaving it in place.
     #[inline]
     pub fn inner(&self, outer: Handle) -> Option<Handle> {
-        self.items.get(outer.0 as usize).and_then(|b| b.inner)
+        self.inner.get(outer.0 as usize).copied().flatten()
     }
 
     /// Take the packet `outer` carries out of it (the tunnel egress): `outer` can then be freed
     /// and the inner packet forwarded under its own handle.
     #[inline]
     pub fn decapsulate(&mut self, outer: Handle) -> Option<Handle> {
-        self.items.get_mut(outer.0 as usize).and_then(|b| b.inner.take())
+        self.inner.get_mut(outer.0 as usize).and_then(Option::take)
     }
 
     /// Hint that the body of packet `h` is read soon (it arrives next on its link).
     #[inline]
     pub fn prefetch(&self, h: Handle) {
-        if let Some(b) = self.items.get(h.0 as usize) {
-            mptlab_engine::prefetch(b);
+        if let Some(f) = self.frames.get(h.0 as usize) {
+            mptlab_engine::prefetch(f);
         }
     }
 }
@@ -101,17 +102,17 @@ mod tests {
         let mut arena: Arena<Packet> = Arena::default();
         let mut bodies: BodyTable<Frames> = BodyTable::new();
         let h = arena.insert(Packet { size: 1200, ..Packet::default() });
-        bodies.entry(h).frames.extend([1, 2, 3]);
-        assert_eq!(bodies.get(h).frames, [1, 2, 3]);
-        let cap = bodies.get(h).frames.capacity();
+        bodies.entry(h).extend([1, 2, 3]);
+        assert_eq!(*bodies.get(h), [1, 2, 3]);
+        let cap = bodies.get(h).capacity();
         arena.remove(h);
         let h2 = arena.insert(Packet { size: 80, ..Packet::default() });
         assert_eq!(h2, h, "the arena reuses the freed slot");
         let b = bodies.entry(h2);
-        b.frames.clear();
-        b.frames.push(9);
-        assert_eq!(bodies.get(h2).frames, [9]);
-        assert_eq!(bodies.get(h2).frames.capacity(), cap);
+        b.clear();
+        b.push(9);
+        assert_eq!(*bodies.get(h2), [9]);
+        assert_eq!(bodies.get(h2).capacity(), cap);
     }
 
     #[test]
@@ -119,7 +120,7 @@ mod tests {
         let mut arena: Arena<Packet> = Arena::default();
         let mut bodies: BodyTable<Frames> = BodyTable::new();
         let app = arena.insert(Packet { size: 1000, ..Packet::default() });
-        bodies.entry(app).frames.push(7);
+        bodies.entry(app).push(7);
         let tunnel = arena.insert(Packet { size: 1028, ..Packet::default() });
         bodies.encapsulate(tunnel, app);
         let outer = arena.insert(Packet { size: 1056, ..Packet::default() });
@@ -134,7 +135,7 @@ mod tests {
         arena.remove(t);
         assert_eq!(a, app);
         assert_eq!(arena.get(a).size, 1000);
-        assert_eq!(bodies.get(a).frames, [7]);
+        assert_eq!(*bodies.get(a), [7]);
         assert_eq!(bodies.decapsulate(a), None);
     }
 

@@ -21,7 +21,7 @@ pub mod transmitter;
 /// The CoDel discipline under its old path.
 pub use queue::codel;
 
-pub use body::{Body, BodyTable};
+pub use body::BodyTable;
 pub use capacity::{CapacityProcess, CapacitySpec};
 pub use config::{LinkId, LinkSpec, LossSpec, NodeId, QueueLimit, QueueSpec};
 pub use hop::Hop;

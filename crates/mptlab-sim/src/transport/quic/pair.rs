@@ -93,7 +93,7 @@ impl Endpoint for QuicPair {
     #[inline]
     fn on_packet(&mut self, now: Time, at: End, path: usize, _: &Packet, bodies: &Bodies, h: Handle, _: &mut Outbox) -> u64 {
         self.polling = Some(at);
-        self.conn(at).on_packet(now, path, &bodies.get(h).frames)
+        self.conn(at).on_packet(now, path, bodies.get(h))
     }
 
     fn on_timeout(&mut self, now: Time, slot: usize, _: &mut Outbox) {
@@ -124,7 +124,7 @@ impl Endpoint for QuicPair {
     #[inline]
     fn poll_transmit(&mut self, now: Time, out: &mut Outbox, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
         let end = self.polling?;
-        let buf = &mut bodies.entry(next).frames;
+        let buf = bodies.entry(next);
         match self.conn(end).poll(now, buf) {
             Poll::Packet(slot) => {
                 let stream_bytes = buf.frames.stream_bytes() as u32;
