@@ -5,15 +5,13 @@
 //! simulation builder consumes it without further checks. Plain data only; indices into the
 //! vectors are the ids used everywhere else.
 
-use crate::cc::CcConfig;
+/// Each layer owns its configuration types; they are re-exported here, where the run spec
+/// gathers every layer's: the network's (links, queues, loss, capacity), the transports' (with
+/// their controllers, schedulers and paths) and the applications'.
+pub use crate::apps::AppSpec;
 pub use crate::net::capacity::CapacitySpec;
-/// The network layer owns its configuration types; they are re-exported here, where the run
-/// spec gathers every layer's.
 pub use crate::net::config::{LinkId, LinkSpec, LossSpec, NodeId, QueueLimit, QueueSpec};
-use crate::sched::SchedConfig;
-use crate::transport::mptcp::MptcpConfig;
-use crate::transport::quic::QuicConfig;
-use crate::transport::tcp::TcpConfig;
+pub use crate::transport::spec::{MptcpSpec, PathSpec, QuicSpec, TcpSpec, TransportSpec, UdpSpec};
 use mptlab_engine::Time;
 use serde::Serialize;
 
@@ -79,113 +77,6 @@ impl FlowSpec {
             _ => vec![(&self.fwd_route[..], &self.rev_route[..])],
         }
     }
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "protocol", rename_all = "lowercase")]
-pub enum TransportSpec {
-    Tcp(TcpSpec),
-    Udp(UdpSpec),
-    Mptcp(MptcpSpec),
-    /// QUIC, or multipath QUIC when `quic.multipath` (then one entry of `paths` per path).
-    Quic(QuicSpec),
-}
-
-impl TransportSpec {
-    /// The protocol as the scenario names it.
-    pub fn protocol_name(&self) -> &'static str {
-        match self {
-            TransportSpec::Tcp(_) => "tcp",
-            TransportSpec::Udp(_) => "udp",
-            TransportSpec::Mptcp(_) => "mptcp",
-            TransportSpec::Quic(q) if q.quic.multipath => "mpquic",
-            TransportSpec::Quic(_) => "quic",
-        }
-    }
-
-    /// The congestion controller's name (None for UDP).
-    pub fn cc_name(&self) -> Option<&'static str> {
-        match self {
-            TransportSpec::Tcp(t) => Some(t.cc.name()),
-            TransportSpec::Mptcp(t) => Some(t.cc.name()),
-            TransportSpec::Quic(t) => Some(t.cc.name()),
-            TransportSpec::Udp(_) => None,
-        }
-    }
-
-    /// The explicit paths of a multipath-capable transport (empty for single-path ones).
-    pub fn paths(&self) -> &[PathSpec] {
-        match self {
-            TransportSpec::Mptcp(m) => &m.paths,
-            TransportSpec::Quic(q) => &q.paths,
-            _ => &[],
-        }
-    }
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct QuicSpec {
-    /// Each path's congestion controller (uncoupled, coupled, or coupled+per-path).
-    pub cc: CcConfig,
-    pub scheduler: SchedConfig,
-    pub quic: QuicConfig,
-    /// One entry per path (a single one for QUIC); the flow's `fwd_route`/`rev_route` are
-    /// path 0's.
-    pub paths: Vec<PathSpec>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct MptcpSpec {
-    /// Each subflow's congestion controller (uncoupled, coupled, or coupled+per-path).
-    pub cc: CcConfig,
-    pub scheduler: SchedConfig,
-    /// Subflow TCP parameters (their buffers are replaced by the connection-level ones).
-    #[serde(flatten)]
-    pub config: TcpConfig,
-    pub mptcp: MptcpConfig,
-    /// One entry per subflow, in subflow order; the flow's `fwd_route`/`rev_route` are path 0's.
-    pub paths: Vec<PathSpec>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct PathSpec {
-    pub fwd_route: Vec<LinkId>,
-    pub rev_route: Vec<LinkId>,
-    /// Scheduler preference (CPF), lower first; default the path index.
-    pub priority: u32,
-    /// RFC 8684 backup path (MP_PRIO B flag).
-    pub backup: bool,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct TcpSpec {
-    /// The congestion controller and its options, already validated.
-    pub cc: CcConfig,
-    /// Connection parameters (MSS, SACK, RTO bounds, delayed ACKs, buffers, ...).
-    #[serde(flatten)]
-    pub config: TcpConfig,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct UdpSpec {
-    /// Payload bytes per datagram. Wire size = payload + 28 (IPv4 + UDP headers).
-    pub payload: u32,
-}
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum AppSpec {
-    /// Greedy sender: always has data.
-    Bulk,
-    /// Constant bit rate: writes `write_size` bytes every write_size*8/rate seconds. Over TCP a
-    /// write blocks while the send buffer is full (like `iperf -b`); over UDP each write is one
-    /// datagram of the transport's payload size.
-    Cbr { rate_bps: u64, write_size: u32 },
-    /// Messages of `message_size` bytes with exponential inter-arrival times of mean
-    /// message_size*8/rate.
-    Poisson { rate_bps: u64, message_size: u32 },
-    /// Transfer `size` bytes once, then finish; records completion time.
-    File { size: u64 },
 }
 
 #[derive(Clone, Debug, Serialize)]

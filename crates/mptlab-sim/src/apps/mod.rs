@@ -14,9 +14,37 @@
 //! - file: `size` bytes written at start; the flow records its completion time when the last
 //!   byte reaches the receiving application.
 
-use crate::spec::AppSpec;
 use mptlab_engine::time::SECOND;
 use mptlab_engine::{RngStream, Time};
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum AppSpec {
+    /// Greedy sender: always has data.
+    Bulk,
+    /// Constant bit rate: writes `write_size` bytes every write_size*8/rate seconds. Over TCP a
+    /// write blocks while the send buffer is full (like `iperf -b`); over UDP each write is one
+    /// datagram of the transport's payload size.
+    Cbr { rate_bps: u64, write_size: u32 },
+    /// Messages of `message_size` bytes with exponential inter-arrival times of mean
+    /// message_size*8/rate.
+    Poisson { rate_bps: u64, message_size: u32 },
+    /// Transfer `size` bytes once, then finish; records completion time.
+    File { size: u64 },
+}
+
+impl AppSpec {
+    /// Bytes of one write of an application that writes in units (CBR, Poisson); None for bulk
+    /// and file transfers.
+    pub fn unit_write(&self) -> Option<u64> {
+        match *self {
+            AppSpec::Cbr { write_size, .. } => Some(write_size as u64),
+            AppSpec::Poisson { message_size, .. } => Some(message_size as u64),
+            AppSpec::Bulk | AppSpec::File { .. } => None,
+        }
+    }
+}
 
 pub enum App {
     Bulk,

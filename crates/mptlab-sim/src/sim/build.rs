@@ -40,7 +40,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         }
         let rng = RngStream::new(spec.seed, StreamId::named(STREAM_APP, &f.name));
         let sched_seed = RngStream::new(spec.seed, StreamId::named(STREAM_SCHEDULER, &f.name)).next_u64();
-        let built = AnyEndpoint::build(f, sched_seed);
+        let built = AnyEndpoint::build(&f.transport, f.app.unit_write(), sched_seed);
         let mp = built.multipath.map(|n| Box::new(MpMetrics::new(n, trace_every, duration)));
         flows.push(Flow {
             proto: built.proto,

@@ -9,11 +9,11 @@ use super::flow_metrics::FlowMetrics;
 use super::mptcp::MptcpConn;
 use super::quic::QuicPair;
 use super::segment::UDP_HEADER_BYTES;
+use super::spec::TransportSpec;
 use super::tcp::TcpConn;
 use super::udp::UdpConn;
 use crate::cc::CcParams;
 use crate::net::{Packet, Proto};
-use crate::spec::{AppSpec, FlowSpec, TransportSpec};
 use crate::transport::part::TransportPart;
 use mptlab_engine::{Handle, Time};
 
@@ -42,9 +42,11 @@ fn udp_wire_bytes(write: u64, payload: u32) -> u64 {
 }
 
 impl AnyEndpoint {
-    /// The endpoint of flow `f`; `sched_seed` seeds a multipath scheduler that draws.
-    pub fn build(f: &FlowSpec, sched_seed: u64) -> Built {
-        match &f.transport {
+    /// The endpoint of a flow with transport `t` whose application writes `unit_write` bytes
+    /// at a time (CBR, Poisson; None for bulk and file); `sched_seed` seeds a multipath
+    /// scheduler that draws.
+    pub fn build(t: &TransportSpec, unit_write: Option<u64>, sched_seed: u64) -> Built {
+        match t {
             TransportSpec::Tcp(t) => {
                 let cfg = t.config;
                 let cc = t.cc.build(CcParams { mss: cfg.mss, initial_cwnd_segments: cfg.initial_cwnd_segments });
@@ -59,11 +61,7 @@ impl AnyEndpoint {
                 Built { endpoint: Self::Quic(QuicPair::new(q, sched_seed)), proto: Proto::Udp, app_unit: None, multipath }
             }
             TransportSpec::Udp(u) => {
-                let app_unit = match f.app {
-                    AppSpec::Cbr { write_size, .. } => Some(udp_wire_bytes(write_size as u64, u.payload)),
-                    AppSpec::Poisson { message_size, .. } => Some(udp_wire_bytes(message_size as u64, u.payload)),
-                    _ => None,
-                };
+                let app_unit = unit_write.map(|w| udp_wire_bytes(w, u.payload));
                 Built { endpoint: Self::Udp(UdpConn::new(u.payload)), proto: Proto::Udp, app_unit, multipath: None }
             }
         }

@@ -29,8 +29,8 @@ use super::flow_metrics::FlowMetrics;
 use super::mptcp::{MpSeg, MAX_SUBFLOWS};
 use super::segment::TcpHeader;
 use crate::net::Packet;
-use crate::spec::TransportSpec;
 use crate::transport::part::{PathMeasures, TransportPart};
+use crate::transport::spec::TransportSpec;
 use mptlab_engine::{Handle, Time};
 
 /// The two ends of a flow: where the application writes and where it reads.

@@ -79,7 +79,7 @@ fn tcp_sender_output_arms_sender_slots_and_receiver_output_the_receiver_slot() {
 fn mptcp_path_manager_reacts_in_its_pass_on_the_paths_of_the_interface() {
     let spec = spec(include_str!("../../../../scenarios/mptcp-two-paths.toml"));
     let f = &spec.flows[0];
-    let mut ep = AnyEndpoint::build(f, 7).endpoint;
+    let mut ep = AnyEndpoint::build(&f.transport, f.app.unit_write(), 7).endpoint;
     let (mut out, mut bodies) = (Outbox::default(), Bodies::default());
     ep.start(0, AppStart { bulk: true, bytes: 0, file: false }, &mut out);
     drain(&mut ep, 0, &mut out, &mut bodies);
@@ -100,7 +100,7 @@ fn mptcp_path_manager_reacts_in_its_pass_on_the_paths_of_the_interface() {
 fn quic_path_manager_reacts_in_the_second_pass_and_polls_the_client() {
     let spec = spec(include_str!("../../../../scenarios/mpquic-two-paths.toml"));
     let f = &spec.flows[0];
-    let mut ep = AnyEndpoint::build(f, 7).endpoint;
+    let mut ep = AnyEndpoint::build(&f.transport, f.app.unit_write(), 7).endpoint;
     let (mut out, mut bodies) = (Outbox::default(), Bodies::default());
     ep.start(0, AppStart { bulk: true, bytes: 0, file: false }, &mut out);
     let (sent, wakes) = drain(&mut ep, 0, &mut out, &mut bodies);

@@ -3,7 +3,7 @@
 //! down or up; a link further inside a route is not an interface, and its failure shows only
 //! through the path's timeouts.
 
-use crate::spec::PathSpec;
+use crate::transport::spec::PathSpec;
 
 #[derive(Clone, Debug, Default)]
 pub struct PathInterfaces {

@@ -16,6 +16,7 @@ pub mod multipath;
 pub mod part;
 pub mod quic;
 pub mod segment;
+pub mod spec;
 pub mod tcp;
 pub mod udp;
 

@@ -7,7 +7,6 @@ use super::summary::MptcpTraces;
 use super::{hol, MptcpReceiver, MptcpSender, SubState, SubflowParams, DSS_ACK_BYTES, DSS_DATA_BYTES, MAX_SUBFLOWS};
 use crate::cc::{CcConfig, CcParams};
 use crate::net::{Packet, Proto};
-use crate::spec::{MptcpSpec, TransportSpec};
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{
     AppStart, End, Endpoint, Outbox, SummaryInput, Transmit, Wake, SLOTS_PER_PATH, SLOT_PACER, SLOT_RECEIVER, SLOT_SENDER,
@@ -16,6 +15,7 @@ use crate::transport::flow_metrics::FlowMetrics;
 use crate::transport::interfaces::PathInterfaces;
 use crate::transport::part::TransportPart;
 use crate::transport::segment::TCP_HEADER_BYTES;
+use crate::transport::spec::{MptcpSpec, TransportSpec};
 use mptlab_engine::{Handle, Time};
 
 /// The pass in which MPTCP's path manager reacts to interface changes.

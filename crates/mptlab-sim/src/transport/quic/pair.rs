@@ -7,7 +7,6 @@
 
 use super::{QuicConn, Role, Transmit as Poll};
 use crate::net::{Packet, Proto};
-use crate::spec::{QuicSpec, TransportSpec};
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{
     AppStart, End, Endpoint, Outbox, SummaryInput, Transmit, Wake, SLOTS_PER_PATH, SLOT_RECEIVER, SLOT_SENDER,
@@ -16,6 +15,7 @@ use crate::transport::flow_metrics::FlowMetrics;
 use crate::transport::interfaces::PathInterfaces;
 use crate::transport::multipath::PathPrefs;
 use crate::transport::part::TransportPart;
+use crate::transport::spec::{QuicSpec, TransportSpec};
 use mptlab_engine::{Handle, Time};
 
 /// The pass in which multipath QUIC's path manager reacts to interface changes (after MPTCP's).
