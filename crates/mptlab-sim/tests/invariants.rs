@@ -34,9 +34,11 @@
 mod common;
 
 use common::*;
+use mptlab_sim::cc::registry::{COMPOSITES, CONGESTION_CONTROLLERS};
 use mptlab_sim::engine::time::{MICROSECOND, MILLISECOND, SECOND};
 use mptlab_sim::engine::Time;
 use mptlab_sim::scenario;
+use mptlab_sim::sched::registry::SCHEDULERS;
 use mptlab_sim::sim::Simulation;
 use mptlab_sim::spec::{AppSpec, QueueLimit, QueueSpec, TransportSpec};
 use mptlab_sim::transport::mptcp::MptcpConn;
@@ -47,6 +49,7 @@ use mptlab_sim::transport::AnyEndpoint;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::fmt::Write;
+use std::sync::LazyLock;
 
 // ----- random scenarios --------------------------------------------------------------------
 
@@ -126,9 +129,15 @@ enum Proto {
     },
 }
 
-/// Controllers and schedulers the fuzzer gives MPTCP flows.
-const MP_CCS: &[&str] = &["newreno", "cubic", "bbr", "lia", "olia", "balia", "wvegas", "lia+cubic", "olia+bbr", "wvegas+reno"];
-const MP_SCHEDULERS: &[&str] = &["default", "minrtt", "roundrobin", "redundant", "blest", "ecf", "cpf", "otias", "blp", "peekaboo"];
+/// Controllers and schedulers the fuzzer gives multipath flows: every registered one (the
+/// registries' tables and the derived `<coupled>+<path>` composites), so a new algorithm is
+/// fuzzed from its registry entry on.
+static MP_CCS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let mut names: Vec<&'static str> = CONGESTION_CONTROLLERS.iter().map(|a| a.name).collect();
+    names.extend(COMPOSITES.iter().copied());
+    names
+});
+static MP_SCHEDULERS: LazyLock<Vec<&'static str>> = LazyLock::new(|| SCHEDULERS.iter().map(|a| a.name).collect());
 
 #[derive(Clone, Debug)]
 struct FlowP {
