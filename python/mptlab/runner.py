@@ -65,7 +65,7 @@ class RunOutput(NamedTuple):
     backend: str
     #: The effective seed.
     seed: int
-    #: The summary (docs/results.md), or None when not asked for.
+    #: The summary (docs/metrics.md), or None when not asked for.
     summary: dict[str, Any] | None
     #: Long-format time series columns (series, entity, t_s, value), or None when not asked for.
     timeseries: dict[str, list[Any]] | None
