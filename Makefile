@@ -1,7 +1,7 @@
 # mptlab: build, run, test.
 #
 #   make run     set up, then simulate scenarios/quickstart.toml into runs/quickstart/
-#   make test    set up, then the Rust tests and the Python tests
+#   make test    set up, then lint (rustfmt, clippy -D warnings), the Rust tests and the Python tests
 #   make bench   set up, then `mptlab bench`
 #   make setup   .venv with the Python dependencies and the extension module (idempotent)
 #   make clean   remove build outputs and runs (keeps .venv); `make distclean` also .venv
@@ -41,6 +41,7 @@ test: setup lint
 
 # Formatting (rustfmt.toml) and clippy's warnings are errors, as in CI.
 lint:
+	@cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1 || rustup component add rustfmt clippy
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
