@@ -259,7 +259,6 @@ impl Simulation {
             debug_assert_eq!(self.packets.next_handle(), next, "a packet was inserted between building and sending");
             self.send_packet(now, Packet { route, hop: 0, ..t.packet });
         }
-        self.flows[f].endpoint.poll_wakes(now, &mut self.outbox);
         for i in 0..self.outbox.wakes.len() {
             match self.outbox.wakes[i] {
                 Wake::Timer { slot, deadline } => self.arm(f, slot, deadline),

@@ -9,10 +9,9 @@
 //! one way: the `Sender` end's application writes, the `Receiver` end's application reads):
 //! - Every input (`start`, `write`, `on_packet`, `on_timeout`, `on_open_path`, `on_interface`)
 //!   may queue output. After each input, the simulation calls `poll_transmit` until it returns
-//!   `None` and puts each packet on the route of its path and direction, then calls `poll_wakes`
-//!   and applies the wakes appended to `Outbox::wakes` (by `poll_wakes`, or by the last
-//!   `poll_transmit` when that is where the endpoint learns its deadline), in order: timer
-//!   deadlines per slot (`None` cancels) and path openings at a future time. `finish` queues nothing and is not
+//!   `None` and puts each packet on the route of its path and direction; the call that returns
+//!   `None` appends to `Outbox::wakes` what the simulation must schedule, which it then applies
+//!   in order: timer deadlines per slot (`None` cancels) and path openings at a future time. `finish` queues nothing and is not
 //!   followed by a drain. This order (packets, then path openings, then timers) is the order in
 //!   which the simulation schedules events, which the golden summaries pin down.
 //! - Timer slots: `SLOTS_PER_PATH` per path, `SLOT_SENDER` (retransmission/persist, or the
@@ -98,7 +97,7 @@ pub struct Outbox {
     /// Segments tagged with their subflow, drained from `next_seg`.
     pub(crate) segs: Vec<MpSeg>,
     pub(crate) next_seg: usize,
-    /// Wakes appended by `poll_transmit` or `poll_wakes`, applied and cleared by the simulation.
+    /// Wakes appended by the last `poll_transmit` of a drain, applied and cleared by the simulation.
     pub wakes: Vec<Wake>,
 }
 
@@ -192,11 +191,10 @@ pub trait Endpoint {
     /// endpoint reacted (then the simulation drains its output).
     fn on_interface(&mut self, now: Time, pass: usize, path: usize, link: u32, up: bool, out: &mut Outbox) -> bool;
 
-    /// The next packet to send now, if any (`next` is the handle it will get).
+    /// The next packet to send now, if any (`next` is the handle it will get). The call that
+    /// returns `None` appends the wakes (timer deadlines, path openings) the last input calls
+    /// for to `out.wakes`.
     fn poll_transmit(&mut self, now: Time, out: &mut Outbox, bodies: &mut Bodies, next: Handle) -> Option<Transmit>;
-
-    /// Append the wakes (timer deadlines, path openings) the last input calls for.
-    fn poll_wakes(&mut self, now: Time, out: &mut Outbox);
 
     /// A periodic sample of windows and RTTs into the flow's metrics.
     fn sample(&mut self, now: Time, m: &mut FlowMetrics);

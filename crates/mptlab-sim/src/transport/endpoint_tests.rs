@@ -19,7 +19,6 @@ fn drain(ep: &mut impl Endpoint, now: Time, out: &mut Outbox, bodies: &mut Bodie
     while let Some(t) = ep.poll_transmit(now, out, bodies, Handle(sent.len() as u32)) {
         sent.push(t);
     }
-    ep.poll_wakes(now, out);
     (sent, std::mem::take(&mut out.wakes))
 }
 

@@ -79,7 +79,9 @@ impl Endpoint for UdpConn {
         false
     }
 
-    #[inline]
+    // Inlined into the simulation's drain loop, so the 128-byte transmit is built in place
+    // rather than copied out of each call.
+    #[inline(always)]
     fn poll_transmit(&mut self, now: Time, _: &mut Outbox, _: &mut Bodies, _: Handle) -> Option<Transmit> {
         if self.unsent == 0 {
             return None;
@@ -92,8 +94,6 @@ impl Endpoint for UdpConn {
             Packet { proto: Proto::Udp, size: n + UDP_HEADER_BYTES, sent_at: now, udp_seq: seq, udp_payload: n, ..Default::default() };
         Some(Transmit { path: 0, from: End::Sender, packet })
     }
-
-    fn poll_wakes(&mut self, _: Time, _: &mut Outbox) {}
 
     fn sample(&mut self, _: Time, _: &mut FlowMetrics) {}
 

@@ -61,6 +61,34 @@ impl MptcpConn {
             reopened: None,
         }
     }
+
+    /// Joins due (a re-created subflow's, or every additional subflow's once the first is
+    /// established), then the timers of the subflows the sender touched, then the receiver's.
+    #[inline]
+    fn push_wakes(&mut self, now: Time, out: &mut Outbox) {
+        if let Some(path) = self.reopened.take() {
+            out.wakes.push(Wake::OpenPath { path: path as u16, at: now + self.snd.join_delay() });
+        }
+        if std::mem::take(&mut self.sender_ran) {
+            if self.snd.take_joins_due() {
+                let at = now + self.snd.join_delay();
+                for path in 1..self.snd.subs.len() {
+                    out.wakes.push(Wake::OpenPath { path: path as u16, at });
+                }
+            }
+            let mut touched = self.snd.take_touched();
+            while touched != 0 {
+                let path = touched.trailing_zeros() as usize;
+                touched &= touched - 1;
+                let base = SLOTS_PER_PATH * path;
+                out.wakes.push(Wake::Timer { slot: base + SLOT_SENDER, deadline: self.snd.deadline(path) });
+                out.wakes.push(Wake::Timer { slot: base + SLOT_PACER, deadline: self.snd.pacing_deadline(path) });
+            }
+        }
+        if let Some(path) = self.receiver_ran.take() {
+            out.wakes.push(Wake::Timer { slot: SLOTS_PER_PATH * path + SLOT_RECEIVER, deadline: self.rcv.deadline(path) });
+        }
+    }
 }
 
 impl Endpoint for MptcpConn {
@@ -148,7 +176,9 @@ impl Endpoint for MptcpConn {
     }
 
     /// Receiver ACKs first (an input produces either those or subflow segments, never both).
-    #[inline]
+    // Inlined into the simulation's drain loop, so the 128-byte transmit is built in place
+    // rather than copied out of each call.
+    #[inline(always)]
     fn poll_transmit(&mut self, now: Time, out: &mut Outbox, _: &mut Bodies, _: Handle) -> Option<Transmit> {
         if let Some(hdr) = out.next_header() {
             let epoch = self.rcv.subs[out.path as usize].epoch;
@@ -156,40 +186,15 @@ impl Endpoint for MptcpConn {
             let packet = Packet { proto: Proto::Tcp, epoch, size, sent_at: now, tcp: hdr, ..Default::default() };
             return Some(Transmit { path: out.path, from: out.from, packet });
         }
-        let seg = out.next_seg()?;
+        let Some(seg) = out.next_seg() else {
+            self.push_wakes(now, out);
+            return None;
+        };
         let epoch = self.snd.subs[seg.sub as usize].epoch;
         let options = if seg.hdr.len > 0 { DSS_DATA_BYTES } else { DSS_ACK_BYTES };
         let size = seg.hdr.len + TCP_HEADER_BYTES + options;
         let packet = Packet { proto: Proto::Tcp, epoch, size, sent_at: now, tcp: seg.hdr, ..Default::default() };
         Some(Transmit { path: seg.sub, from: End::Sender, packet })
-    }
-
-    /// Joins due (a re-created subflow's, or every additional subflow's once the first is
-    /// established), then the timers of the subflows the sender touched, then the receiver's.
-    #[inline]
-    fn poll_wakes(&mut self, now: Time, out: &mut Outbox) {
-        if let Some(path) = self.reopened.take() {
-            out.wakes.push(Wake::OpenPath { path: path as u16, at: now + self.snd.join_delay() });
-        }
-        if std::mem::take(&mut self.sender_ran) {
-            if self.snd.take_joins_due() {
-                let at = now + self.snd.join_delay();
-                for path in 1..self.snd.subs.len() {
-                    out.wakes.push(Wake::OpenPath { path: path as u16, at });
-                }
-            }
-            let mut touched = self.snd.take_touched();
-            while touched != 0 {
-                let path = touched.trailing_zeros() as usize;
-                touched &= touched - 1;
-                let base = SLOTS_PER_PATH * path;
-                out.wakes.push(Wake::Timer { slot: base + SLOT_SENDER, deadline: self.snd.deadline(path) });
-                out.wakes.push(Wake::Timer { slot: base + SLOT_PACER, deadline: self.snd.pacing_deadline(path) });
-            }
-        }
-        if let Some(path) = self.receiver_ran.take() {
-            out.wakes.push(Wake::Timer { slot: SLOTS_PER_PATH * path + SLOT_RECEIVER, deadline: self.rcv.deadline(path) });
-        }
     }
 
     /// One sample k: total window, τ_i(k) per subflow, T_i(k), T_over(k) (seed 001 eq. 2) and

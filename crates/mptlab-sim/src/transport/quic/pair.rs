@@ -121,7 +121,9 @@ impl Endpoint for QuicPair {
         true
     }
 
-    #[inline]
+    // Inlined into the simulation's drain loop, so the 128-byte transmit is built in place
+    // rather than copied out of each call.
+    #[inline(always)]
     fn poll_transmit(&mut self, now: Time, out: &mut Outbox, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
         let end = self.polling?;
         let buf = bodies.entry(next);
@@ -142,10 +144,6 @@ impl Endpoint for QuicPair {
             }
         }
     }
-
-    /// The timer was appended by the poll that found the endpoint idle.
-    #[inline]
-    fn poll_wakes(&mut self, _: Time, _: &mut Outbox) {}
 
     /// Total window and SRTT per usable path (the first one as the flow's SRTT).
     fn sample(&mut self, now: Time, m: &mut FlowMetrics) {

@@ -26,6 +26,19 @@ impl TcpConn {
         let rcv = TcpReceiver::new(cfg.sack, cfg.delayed_ack, cfg.mss, cfg.recv_buffer, !cfg.handshake);
         Self { snd: Box::new(TcpSender::new(cfg, cc)), rcv: Box::new(rcv), sync: None }
     }
+
+    /// The timers of the end the last input ran (after its last transmit).
+    #[inline]
+    fn push_wakes(&mut self, out: &mut Outbox) {
+        match self.sync.take() {
+            Some(End::Sender) => {
+                out.wakes.push(Wake::Timer { slot: SLOT_SENDER, deadline: self.snd.deadline() });
+                out.wakes.push(Wake::Timer { slot: SLOT_PACER, deadline: self.snd.pacing_deadline() });
+            }
+            Some(End::Receiver) => out.wakes.push(Wake::Timer { slot: SLOT_RECEIVER, deadline: self.rcv.deadline() }),
+            None => {}
+        }
+    }
 }
 
 impl Endpoint for TcpConn {
@@ -83,24 +96,17 @@ impl Endpoint for TcpConn {
         false
     }
 
-    #[inline]
+    // Inlined into the simulation's drain loop, so the 128-byte transmit is built in place
+    // rather than copied out of each call.
+    #[inline(always)]
     fn poll_transmit(&mut self, now: Time, out: &mut Outbox, _: &mut Bodies, _: Handle) -> Option<Transmit> {
-        let hdr = out.next_header()?;
+        let Some(hdr) = out.next_header() else {
+            self.push_wakes(out);
+            return None;
+        };
         let size = hdr.len + TCP_HEADER_BYTES;
         let packet = Packet { proto: Proto::Tcp, size, sent_at: now, tcp: hdr, ..Default::default() };
         Some(Transmit { path: out.path, from: out.from, packet })
-    }
-
-    #[inline]
-    fn poll_wakes(&mut self, _: Time, out: &mut Outbox) {
-        match self.sync.take() {
-            Some(End::Sender) => {
-                out.wakes.push(Wake::Timer { slot: SLOT_SENDER, deadline: self.snd.deadline() });
-                out.wakes.push(Wake::Timer { slot: SLOT_PACER, deadline: self.snd.pacing_deadline() });
-            }
-            Some(End::Receiver) => out.wakes.push(Wake::Timer { slot: SLOT_RECEIVER, deadline: self.rcv.deadline() }),
-            None => {}
-        }
     }
 
     fn sample(&mut self, now: Time, m: &mut FlowMetrics) {
