@@ -367,6 +367,7 @@ impl QuicConn {
             return 0;
         }
         p.stats.packets_received += 1;
+        p.stats.stream_bytes_received += pkt.frames.stream_bytes();
         self.amp_received += pkt.udp_payload as u64;
         for a in pkt.acks() {
             if let Some(j) = self.slot_of(a.path_id) {
@@ -381,9 +382,7 @@ impl QuicConn {
         // flight on: the frames are taken even if the client's Finished is still missing
         // (RFC 9001 §5.7 lets the server buffer them; here they are delivered at once).
         let mut delivered = 0;
-        let mut stream_bytes = 0;
         for s in &f.stream {
-            stream_bytes += s.len;
             match self.recv.on_frame(s) {
                 Ok(n) => delivered += n,
                 Err(_) => self.stats.protocol_errors += 1,
@@ -417,7 +416,6 @@ impl QuicConn {
             }
         }
         if delivered > 0 || !f.stream.is_empty() {
-            self.paths[slot].stats.stream_bytes_received += stream_bytes;
             if let Some(m) = self.recv.take_max_data() {
                 self.pending.max_data = Some(m);
             }
