@@ -367,7 +367,6 @@ impl QuicConn {
             return 0;
         }
         p.stats.packets_received += 1;
-        p.stats.stream_bytes_received += pkt.frames.stream_bytes();
         self.amp_received += pkt.udp_payload as u64;
         for a in pkt.acks() {
             if let Some(j) = self.slot_of(a.path_id) {

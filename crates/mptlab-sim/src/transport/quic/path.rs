@@ -38,9 +38,6 @@ pub struct PathStats {
     pub bytes_sent: u64,
     pub stream_bytes_sent: u64,
     pub packets_received: u64,
-    /// STREAM bytes carried by the packets received on the path (duplicates of a packet
-    /// number and packets of an unknown path excluded; retransmitted data counts again).
-    pub stream_bytes_received: u64,
     /// Packets declared lost by RFC 9002 §6.1 (packet or time threshold).
     pub packets_lost: u64,
     pub bytes_lost: u64,

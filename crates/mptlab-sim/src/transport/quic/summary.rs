@@ -89,8 +89,7 @@ pub fn paths(cli: &QuicConn, srv: &QuicConn, measured: &PathMeasures, start: Tim
                 drop_rate_per_s: measured.drop_rate_per_s(i),
                 drop_pct: measured.drop_pct(i, p.stats.data_packets_sent),
                 share: share(p.stats.stream_bytes_sent, total),
-                // STREAM bytes the receiving end got on this path.
-                bytes_received: srv.paths.get(i).map(|q| q.stats.stream_bytes_received),
+                bytes_received: None,
                 detail: PathDetail::Quic(QuicPathDetail {
                     path_id: p.id,
                     validated_at_s: p.validated_at.map(|t| as_secs_f64(t - start)),
