@@ -40,20 +40,7 @@ use std::time::Instant;
 const PADHYE_MSS: f64 = 1460.0;
 
 fn padhye_scenario(p: f64, secs: u64) -> String {
-    let loss = format!("{{ model = \"bernoulli\", p = {p} }}");
-    OneLink {
-        secs,
-        link: "path",
-        rate: "10Mbps",
-        delay: "40ms",
-        limit: "4bdp",
-        loss: &loss,
-        flow: "bulk",
-        cc: "newreno",
-        flow_extra: "",
-        tcp: "",
-    }
-    .toml()
+    padhye_path(p, secs, "")
 }
 
 /// Padhye et al. eq. (31), segments per second.

@@ -45,21 +45,7 @@ const SEEDS: u64 = 6;
 const WARMUP_MS: Time = 5000;
 
 fn scenario(p: f64, secs: u64, delayed_ack: &str) -> String {
-    let loss = format!("{{ model = \"bernoulli\", p = {p} }}");
-    let tcp = format!("delayed_ack = {delayed_ack}");
-    OneLink {
-        secs,
-        link: "path",
-        rate: "10Mbps",
-        delay: "40ms",
-        limit: "4bdp",
-        loss: &loss,
-        flow: "bulk",
-        cc: "newreno",
-        flow_extra: "",
-        tcp: &tcp,
-    }
-    .toml()
+    padhye_path(p, secs, &format!("delayed_ack = {delayed_ack}"))
 }
 
 struct Run {

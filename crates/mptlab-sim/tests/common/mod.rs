@@ -100,6 +100,26 @@ pub fn secs(t: Time) -> f64 {
     t as f64 / SECOND as f64
 }
 
+/// Padhye's setting (anchors.rs, tcp_delack.rs): one NewReno bulk flow over a 10 Mbit/s,
+/// 40 ms path with a 4-BDP drop-tail queue and Bernoulli loss `p`; `tcp` is the flow's inline
+/// TCP option table (empty for the defaults).
+pub fn padhye_path(p: f64, secs: u64, tcp: &str) -> String {
+    let loss = format!("{{ model = \"bernoulli\", p = {p} }}");
+    OneLink {
+        secs,
+        link: "path",
+        rate: "10Mbps",
+        delay: "40ms",
+        limit: "4bdp",
+        loss: &loss,
+        flow: "bulk",
+        cc: "newreno",
+        flow_extra: "",
+        tcp,
+    }
+    .toml()
+}
+
 /// One flow between hosts `src` and `dst` joined by one duplex link with a drop-tail queue: the
 /// topology of most single-controller tests. Fields are TOML fragments; `loss` and `flow_extra`
 /// are written only when non-empty, `tcp` is the flow's inline TCP option table.
