@@ -85,6 +85,30 @@ pub struct MetricsSpec {
     pub interval: Time,
     /// Sampling period of cwnd / SRTT / queue traces (default 100 ms).
     pub trace_interval: Time,
+    /// Flows measured in detail, by flow id (`metrics.detail_flows`); missing entries are
+    /// detailed (a spec built by hand measures everything).
+    pub detail_flows: Vec<bool>,
+    /// Link directions measured in detail, by link id (`metrics.detail_links`); missing
+    /// entries are detailed.
+    pub detail_links: Vec<bool>,
+    /// RFC 3550 jitter of detailed flows / of detailed links (`metrics.jitter`).
+    pub flow_jitter: bool,
+    pub link_jitter: bool,
+}
+
+impl MetricsSpec {
+    /// Everything measured everywhere, default intervals (1 s bins, 100 ms traces), no link jitter.
+    pub fn new(interval: Time, trace_interval: Time) -> Self {
+        Self { interval, trace_interval, detail_flows: Vec::new(), detail_links: Vec::new(), flow_jitter: true, link_jitter: false }
+    }
+
+    pub fn flow_detailed(&self, f: usize) -> bool {
+        self.detail_flows.get(f).copied().unwrap_or(true)
+    }
+
+    pub fn link_detailed(&self, l: usize) -> bool {
+        self.detail_links.get(l).copied().unwrap_or(true)
+    }
 }
 
 /// A scenario event on one link direction.

@@ -131,7 +131,7 @@ fn down_up(queue: &str, sets: &[(&str, &str)]) {
         }
     }
     let f = flow_index(&sim, "bulk");
-    let bins = sim.flows[f].metrics.goodput.bins();
+    let bins = sim.flows[f].metrics.goodput.bins().expect("a detailed flow keeps its goodput series").bins();
     assert_eq!((bins[5], bins[6]), (0, 0), "goodput while the link was down");
     assert!(bins[4] > 0);
     // The retransmission timer backs off while the link is down (RTOs at about 5.2, 5.6, 6.4
@@ -146,7 +146,7 @@ fn down_up(queue: &str, sets: &[(&str, &str)]) {
     // Down 2 s out of 20: the time-average capacity is 9 Mbit/s.
     assert!((l["mean_rate_mbps"].as_f64().unwrap() - 9.0).abs() < 1e-9);
     // No phantom wire bytes while down: the link's bins for seconds 5 and 6 are empty.
-    let w = &sim.hops[fwd].wire();
+    let w = sim.hops[fwd].wire().bins().expect("a detailed link keeps its series");
     assert_eq!(w[0].bins()[5] + w[1].bins()[5] + w[0].bins()[6] + w[1].bins()[6], 0);
 }
 

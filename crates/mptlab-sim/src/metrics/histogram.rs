@@ -3,7 +3,13 @@
 //! then 2^SUB_BITS equal sub-buckets per power of two). With SUB_BITS = 4 (16 sub-buckets) a
 //! bucket midpoint is within 1/32 (3.1%) of any value in the bucket. Range: exact buckets for
 //! 0..16 ns, log-linear up to 2^40 ns (~1100 s); larger values land in the top bucket (min, max
-//! and mean stay exact). Fixed size, allocated once at construction; `record` is O(1).
+//! and mean stay exact). `record` is O(1).
+//!
+//! Storage holds only the span of buckets between the lowest and the highest one recorded so far
+//! (a delay distribution spans a few octaves: tens of buckets, not all 592), grown on the rare
+//! record outside it. An empty histogram allocates nothing, so the thousands of flows and links
+//! of a large run pay for what they record, and a record touches one cache line of a small
+//! array.
 
 const SUB_BITS: u32 = 4;
 const SUB: u64 = 1 << SUB_BITS; // sub-buckets per power of two
@@ -11,9 +17,11 @@ const MAX_POW: u32 = 40; // values below 2^MAX_POW are bucketed without clamping
 /// Number of buckets: SUB exact ones, then SUB per power of two from SUB_BITS to MAX_POW-1.
 pub const BUCKETS: usize = (SUB + (MAX_POW - SUB_BITS) as u64 * SUB) as usize;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct LogHistogram {
-    buckets: Box<[u64]>,
+    /// Counts of buckets `lo .. lo + buckets.len()`.
+    buckets: Vec<u64>,
+    lo: usize,
     count: u64,
     sum: u128,
     min: u64,
@@ -53,16 +61,42 @@ fn bounds_of(i: usize) -> (u64, u64) {
 
 impl LogHistogram {
     pub fn new() -> Self {
-        LogHistogram { buckets: vec![0; BUCKETS].into_boxed_slice(), count: 0, sum: 0, min: u64::MAX, max: 0 }
+        LogHistogram { buckets: Vec::new(), lo: 0, count: 0, sum: 0, min: u64::MAX, max: 0 }
     }
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.buckets[index_of(v)] += 1;
+        let i = index_of(v);
+        match self.buckets.get_mut(i.wrapping_sub(self.lo)) {
+            Some(c) => *c += 1,
+            None => self.add_outside(i, 1),
+        }
         self.count += 1;
         self.sum += v as u128;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
+    }
+
+    /// Add `n` to bucket `i`, which lies outside the stored span: widen the span to hold it.
+    #[cold]
+    fn add_outside(&mut self, i: usize, n: u64) {
+        if self.buckets.is_empty() {
+            self.lo = i;
+            self.buckets.push(n);
+        } else if i < self.lo {
+            let grow = self.lo - i;
+            self.buckets.splice(0..0, std::iter::repeat_n(0, grow));
+            self.lo = i;
+            self.buckets[0] += n;
+        } else {
+            self.buckets.resize(i - self.lo + 1, 0);
+            self.buckets[i - self.lo] += n;
+        }
+    }
+
+    /// (bucket index, count) of every stored bucket, ascending.
+    fn stored(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.buckets.iter().enumerate().map(move |(k, &c)| (self.lo + k, c))
     }
 
     pub fn count(&self) -> u64 {
@@ -108,7 +142,7 @@ impl LogHistogram {
             return self.max as f64;
         }
         let mut seen = 0;
-        for (i, &c) in self.buckets.iter().enumerate() {
+        for (i, c) in self.stored() {
             seen += c;
             if seen >= rank {
                 let (lo, w) = bounds_of(i);
@@ -121,8 +155,11 @@ impl LogHistogram {
 
     /// Adds all samples of `other` (same fixed layout, so bucket-wise addition is exact).
     pub fn merge(&mut self, other: &LogHistogram) {
-        for (a, b) in self.buckets.iter_mut().zip(other.buckets.iter()) {
-            *a += b;
+        for (i, c) in other.stored().filter(|&(_, c)| c > 0) {
+            match self.buckets.get_mut(i.wrapping_sub(self.lo)) {
+                Some(a) => *a += c,
+                None => self.add_outside(i, c),
+            }
         }
         self.count += other.count;
         self.sum += other.sum;
@@ -133,16 +170,42 @@ impl LogHistogram {
     /// Non-empty buckets as (lowest value, highest value inclusive, count), ascending; for plots
     /// and export of the distribution.
     pub fn nonzero_buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        self.buckets.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| {
+        self.stored().filter(|&(_, c)| c > 0).map(|(i, c)| {
             let (lo, w) = bounds_of(i);
             (lo, lo + (w - 1), c)
         })
     }
 }
 
+/// Equal when they hold the same samples' buckets and statistics, whatever span each stores.
+impl PartialEq for LogHistogram {
+    fn eq(&self, other: &Self) -> bool {
+        (self.count, self.sum, self.min, self.max) == (other.count, other.sum, other.min, other.max)
+            && self.nonzero_buckets().eq(other.nonzero_buckets())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn storage_spans_only_the_recorded_buckets_in_either_direction() {
+        let mut h = LogHistogram::new();
+        assert!(h.buckets.is_empty());
+        h.record(1_000_000);
+        assert_eq!(h.buckets.len(), 1);
+        h.record(1_000);
+        h.record(4_000_000);
+        assert_eq!((h.lo, h.buckets.len()), (index_of(1_000), index_of(4_000_000) - index_of(1_000) + 1));
+        let mut dense = LogHistogram::new();
+        let values = [1_000u64, 4_000_000, 1_000_000, 999, 17];
+        values.iter().for_each(|&v| dense.record(v));
+        let mut sparse = LogHistogram::new();
+        values.iter().rev().for_each(|&v| sparse.record(v));
+        assert_eq!(dense, sparse);
+        assert_eq!(dense.nonzero_buckets().map(|b| b.2).sum::<u64>(), 5);
+    }
 
     #[test]
     fn every_value_maps_into_a_bucket_whose_bounds_contain_it() {

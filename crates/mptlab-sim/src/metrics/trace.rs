@@ -27,6 +27,12 @@ impl Trace {
         Trace { every, duration, next_at: 0, times_s: Vec::with_capacity(n), values: Vec::with_capacity(n), last: None }
     }
 
+    /// A trace that keeps no points (a flow or link the run does not trace): `record` only
+    /// remembers the last value. Allocates nothing.
+    pub fn off() -> Self {
+        Trace { every: Time::MAX, duration: 0, next_at: Time::MAX, times_s: Vec::new(), values: Vec::new(), last: None }
+    }
+
     #[inline]
     pub fn record(&mut self, now: Time, value: f64) {
         self.last = Some((now, value));
@@ -68,6 +74,15 @@ mod tests {
         assert_eq!(vs, &[1.0, 3.0, 5.0, 7.0]);
         assert_eq!(ts, &[0.0, 0.1, 0.23, 0.3]);
         assert_eq!(t.last(), Some((300 * MS, 7.0)));
+    }
+
+    #[test]
+    fn an_off_trace_keeps_nothing_but_the_last_value() {
+        let mut t = Trace::off();
+        t.record(0, 1.0);
+        t.record(5 * MS, 2.0);
+        assert!(t.points().0.is_empty() && t.values.capacity() == 0);
+        assert_eq!(t.last(), Some((5 * MS, 2.0)));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::capacity::CapacityProcess;
 use super::config::LinkSpec;
 use super::link::{Arrival, Enqueued, Link, LinkCounters};
 use super::packet::Proto;
-use crate::metrics::{IntervalBins, QueueStats};
+use crate::metrics::{QueueStats, WireMeter};
 use mptlab_engine::{Handle, RngStream, Time};
 
 pub enum Hop {
@@ -22,8 +22,9 @@ pub enum Hop {
 
 impl Hop {
     /// A point-to-point link direction; `rng` is its channel's random stream.
-    pub fn point_to_point(spec: &LinkSpec, rng: RngStream, interval: Time, duration: Time) -> Self {
-        Hop::PointToPoint(Link::new(spec, rng, interval, duration))
+    /// `detailed`: keep the link's time series (`Link::new`).
+    pub fn point_to_point(spec: &LinkSpec, rng: RngStream, interval: Time, duration: Time, detailed: bool) -> Self {
+        Hop::PointToPoint(Link::new(spec, rng, interval, duration, detailed))
     }
 
     /// The link, when the hop is one.
@@ -79,7 +80,7 @@ impl Hop {
     }
 
     /// Wire bytes per interval, per protocol (index `Proto::index`).
-    pub fn wire(&self) -> &[IntervalBins; 2] {
+    pub fn wire(&self) -> &WireMeter {
         match self {
             Hop::PointToPoint(l) => &l.wire,
         }
@@ -150,7 +151,7 @@ mod tests {
     }
 
     fn hop(queue: QueueSpec) -> Hop {
-        Hop::point_to_point(&spec(queue), RngStream::new(1, StreamId::new(1, 1)), SECOND, 10 * SECOND)
+        Hop::point_to_point(&spec(queue), RngStream::new(1, StreamId::new(1, 1)), SECOND, 10 * SECOND, true)
     }
 
     /// Drive a hop with `n` back-to-back 1500 B packets at t = 0 and run its events to the end;

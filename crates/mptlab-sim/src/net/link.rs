@@ -53,7 +53,7 @@ use super::pipe::{InPipe, Pipe};
 use super::queue::{over_limit, Fifo, Qdisc, Queued};
 use super::rate_meter::RateMeter;
 use super::transmitter::Transmitter;
-use crate::metrics::{IntervalBins, QueueStats};
+use crate::metrics::{QueueStats, WireMeter};
 use mptlab_engine::{Handle, RngStream, StreamId, Time};
 
 /// Stream kind of a RED queue's random stream (seeded from the link's stream).
@@ -111,9 +111,9 @@ pub struct Link {
     rng: RngStream,
     pub counters: LinkCounters,
     pub stats: QueueStats,
-    /// Wire bytes per interval, per protocol (index `Proto::index`), counted when transmission
-    /// ends.
-    pub wire: [IntervalBins; 2],
+    /// Wire bytes per interval, per protocol (index `Proto::index`) and in total, counted when
+    /// transmission ends: a kept series on a detailed link, streamed statistics otherwise.
+    pub wire: WireMeter,
     scratch: Vec<Queued>,
     up: bool,
     rate_meter: RateMeter,
@@ -123,7 +123,8 @@ pub struct Link {
 }
 
 impl Link {
-    pub fn new(spec: &LinkSpec, mut rng: RngStream, interval: Time, duration: Time) -> Self {
+    /// `detailed`: keep the wire-throughput series (else stream its statistics).
+    pub fn new(spec: &LinkSpec, mut rng: RngStream, interval: Time, duration: Time, detailed: bool) -> Self {
         let qdisc_rng = match spec.queue {
             QueueSpec::Red { .. } => RngStream::new(rng.next_u64(), StreamId::new(STREAM_RED, 0)),
             _ => RngStream::new(0, StreamId::new(STREAM_RED, 0)),
@@ -142,7 +143,7 @@ impl Link {
             rng,
             counters: LinkCounters::default(),
             stats: QueueStats::new(),
-            wire: [IntervalBins::new(interval, duration), IntervalBins::new(interval, duration)],
+            wire: if detailed { WireMeter::series(interval, duration) } else { WireMeter::streaming(interval, duration) },
             scratch: Vec::new(),
             up: true,
             rate_meter: RateMeter::default(),
@@ -175,11 +176,11 @@ impl Link {
     /// Put the packet on the wire starting at `tx_start`; returns when its transmission ends.
     /// The channel's loss decision is drawn now and applied when the packet would arrive.
     #[inline]
-    fn transmit(&mut self, handle: Handle, size: u32, proto: Proto, tx_start: Time) -> Time {
+    fn transmit(&mut self, now: Time, handle: Handle, size: u32, proto: Proto, tx_start: Time) -> Time {
         let tx_end = self.tx.send(tx_start, size);
         self.counters.transmitted += 1;
         self.counters.transmitted_bytes += size as u64;
-        self.wire[proto.index()].add(tx_end, size as u64);
+        self.wire.add(now, tx_end, proto.index(), size as u64);
         let lost = !self.loss.is_lossless() && self.loss.lose(&mut self.rng);
         self.pipe.push(InPipe { handle, size, tx_start, arrival: tx_end + self.delay, lost, down: false });
         tx_end
@@ -218,7 +219,7 @@ impl Link {
             let tx_start = self.tx.next_start(now);
             self.stats.on_enqueue(size as u64);
             self.stats.on_dequeue(tx_start, tx_start - now, size as u64);
-            self.transmit(handle, size, proto, tx_start);
+            self.transmit(now, handle, size, proto, tx_start);
             if tx_start > now {
                 self.pipe.mark_last_waiting(size);
                 let (pkts, bytes) = self.pipe.waiting();
@@ -269,7 +270,7 @@ impl Link {
         let pipe_was_empty = self.pipe.is_empty();
         if let Some(q) = next {
             self.stats.on_dequeue(now, now - q.enqueued_at, q.size as u64);
-            out.tx_wake = Some(self.transmit(q.handle, q.size, proto_of(q.handle), now));
+            out.tx_wake = Some(self.transmit(now, q.handle, q.size, proto_of(q.handle), now));
         }
         if pipe_was_empty {
             out.arrival_wake = self.pipe.front().map(|p| p.arrival);
@@ -355,7 +356,7 @@ impl Link {
             if tx_end > now {
                 // Its transmission does not end: take back its wire bytes, and if it had not
                 // even started, its transmission.
-                self.wire[proto_of(p.handle).index()].remove(tx_end, p.size as u64);
+                self.wire.remove(tx_end, proto_of(p.handle).index(), p.size as u64);
                 if p.tx_start > now {
                     self.counters.transmitted -= 1;
                     self.counters.transmitted_bytes -= p.size as u64;

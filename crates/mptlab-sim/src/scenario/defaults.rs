@@ -1,7 +1,7 @@
 //! Every default and fixed limit of the scenario format, in one place: the parser fills them in
 //! and `catalogue()` prints them, so the documentation cannot drift from the behaviour.
 
-use super::raw::{DelayedAck, Loss, MptcpOpts, Queue, TcpOpts};
+use super::raw::{DelayedAck, JitterScope, Loss, MptcpOpts, Queue, TcpOpts};
 use super::units::{Dur, Limit, Size};
 use crate::transport::tcp::TcpConfig;
 use mptlab_engine::time::{MILLISECOND, SECOND};
@@ -11,6 +11,11 @@ pub const SEED: u64 = 1;
 pub const INTERVAL: Dur = Dur(SECOND);
 /// cwnd / SRTT / queue sampling period.
 pub const TRACE_INTERVAL: Dur = Dur(100 * MILLISECOND);
+/// Flows get RFC 3550 jitter by default; links only when asked (it costs a record per packet
+/// per hop).
+pub const JITTER: JitterScope = JitterScope::Flows;
+/// `detail_flows = "auto"`: entries of at most this many flows are measured in detail.
+pub const DETAIL_FLOW_LIMIT: usize = 100;
 
 pub const DROPTAIL_LIMIT: Limit = Limit::Bdp(1.0);
 /// RFC 8289 §4.2 (target) and §4.3 (interval); the hard limit follows Linux `fq_codel`'s

@@ -12,6 +12,7 @@
 mod bounds;
 mod catalogue;
 mod defaults;
+mod detail;
 mod errors;
 mod events;
 pub mod export;

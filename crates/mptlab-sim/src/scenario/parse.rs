@@ -3,7 +3,7 @@
 //! not resolved here (that is `topology.rs`), so a link to an unknown node passes this stage.
 
 use super::defaults as d;
-use super::errors::{fail, index, Result};
+use super::errors::{fail, index, Result, ScenarioError};
 use super::events;
 use super::parse_flow::flow;
 use super::raw::*;
@@ -13,7 +13,7 @@ use toml::{Table, Value};
 
 const TOP: &[&str] = &["run", "metrics", "nodes", "groups", "links", "flows", "events"];
 const RUN: &[&str] = &["duration", "seed"];
-const METRICS: &[&str] = &["interval", "trace_interval", "jain_groups"];
+const METRICS: &[&str] = &["interval", "trace_interval", "jain_groups", "detail_flows", "detail_links", "jitter"];
 const NODES: &[&str] = &["hosts", "routers"];
 const GROUP: &[&str] = &["count", "link"];
 const LINK: &[&str] = &["between", "rate", "delay", "queue", "loss", "capacity", "reverse"];
@@ -33,11 +33,7 @@ pub const LOSS_MODELS: &[(&str, &[&str])] =
 pub fn scenario(root: &Table) -> Result<Scenario> {
     let t = Tbl::of("", root, TOP)?;
     let run = t.must("run", run)?;
-    let metrics = t.opt("metrics", metrics)?.unwrap_or_else(|| Metrics {
-        interval: d::INTERVAL,
-        trace_interval: d::TRACE_INTERVAL,
-        jain_groups: BTreeMap::new(),
-    });
+    let metrics = t.opt("metrics", metrics)?.unwrap_or_else(|| metrics("metrics", &Value::Table(Table::new())).expect("defaults"));
     let nodes = t.opt("nodes", nodes)?.unwrap_or(Nodes { hosts: vec![], routers: vec![] });
     let groups = t.or("groups", BTreeMap::new(), |k, v| each(k, v, group))?;
     let links = t.or("links", BTreeMap::new(), |k, v| each(k, v, link))?;
@@ -65,7 +61,29 @@ fn metrics(key: &str, v: &Value) -> Result<Metrics> {
         interval: t.or("interval", d::INTERVAL, r::time_pos)?,
         trace_interval: t.or("trace_interval", d::TRACE_INTERVAL, r::time_pos)?,
         jain_groups: t.or("jain_groups", BTreeMap::new(), jain_groups)?,
+        detail_flows: t.or("detail_flows", Selection::Rule(SelectionRule::Auto), selection)?,
+        detail_links: t.or("detail_links", Selection::Rule(SelectionRule::Auto), selection)?,
+        jitter: t.or("jitter", d::JITTER, |k, v| {
+            let s = r::string(k, v)?;
+            match JitterScope::NAMES.iter().position(|n| *n == s) {
+                Some(i) => Ok(JitterScope::ALL[i]),
+                None => Err(ScenarioError::new(k, format!("unknown jitter scope `{s}`")).with_choices(JitterScope::NAMES.iter())),
+            }
+        })?,
     })
+}
+
+/// `"auto"`, `"all"`, `"none"` or a list of names (checked against the scenario when resolved).
+fn selection(key: &str, v: &Value) -> Result<Selection> {
+    const RULES: &[&str] = &["auto", "all", "none"];
+    match v {
+        Value::String(s) => match RULES.iter().position(|n| n == s) {
+            Some(i) => Ok(Selection::Rule([SelectionRule::Auto, SelectionRule::All, SelectionRule::None][i])),
+            None => Err(ScenarioError::new(key, format!("unknown selection `{s}`: a rule or a list of names")).with_choices(RULES.iter())),
+        },
+        Value::Array(_) => Ok(Selection::Names(r::strings(key, v)?.into_iter().map(String::from).collect())),
+        other => fail(key, format!("expected \"auto\", \"all\", \"none\" or a list of names, got {}", r::type_name(other))),
+    }
 }
 
 fn jain_groups(key: &str, v: &Value) -> Result<BTreeMap<String, Vec<String>>> {

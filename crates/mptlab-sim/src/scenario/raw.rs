@@ -34,6 +34,52 @@ pub struct Metrics {
     pub trace_interval: Dur,
     /// Extra Jain groupings: name → flow entry names.
     pub jain_groups: BTreeMap<String, Vec<String>>,
+    /// Flow entries measured in detail (time series, traces, per-packet distributions).
+    pub detail_flows: Selection,
+    /// Links measured in detail (time series, queue traces, queueing-delay distribution).
+    pub detail_links: Selection,
+    /// Where RFC 3550 jitter is computed.
+    pub jitter: JitterScope,
+}
+
+/// Which entries a metric option covers: `"auto"` (the documented default rule), `"all"`,
+/// `"none"`, or a list of entry names.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Selection {
+    Rule(SelectionRule),
+    Names(Vec<String>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SelectionRule {
+    Auto,
+    All,
+    None,
+}
+
+/// Streams whose RFC 3550 jitter a run computes: each detailed flow's, each detailed link's
+/// (pooled over the data packets crossing it), both, or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JitterScope {
+    None,
+    Flows,
+    Links,
+    All,
+}
+
+impl JitterScope {
+    pub const NAMES: &[&str] = &["none", "flows", "links", "all"];
+    pub const ALL: [JitterScope; 4] = [JitterScope::None, JitterScope::Flows, JitterScope::Links, JitterScope::All];
+
+    pub fn flows(self) -> bool {
+        matches!(self, JitterScope::Flows | JitterScope::All)
+    }
+    pub fn links(self) -> bool {
+        matches!(self, JitterScope::Links | JitterScope::All)
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -2,6 +2,7 @@
 //! converts transports and apps, and builds the Jain groups. Queue limits: `limits.rs`.
 
 use super::defaults as d;
+use super::detail;
 use super::errors::{fail, index, join, Result, ScenarioError};
 use super::events;
 use super::limits;
@@ -20,16 +21,8 @@ pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
     let links = limits::links(&topo, &flows)?;
     let jain_groups = jain_groups(s, &flows)?;
     let events = events::resolve(s, &topo)?;
-    Ok(RunSpec {
-        seed: s.run.seed,
-        duration: s.run.duration.0,
-        nodes: topo.nodes,
-        links,
-        flows,
-        metrics: MetricsSpec { interval: s.metrics.interval.0, trace_interval: s.metrics.trace_interval.0 },
-        jain_groups,
-        events,
-    })
+    let metrics = detail::metrics_spec(s, &topo, &flows)?;
+    Ok(RunSpec { seed: s.run.seed, duration: s.run.duration.0, nodes: topo.nodes, links, flows, metrics, jain_groups, events })
 }
 
 /// The nodes a flow endpoint stands for: one host, or every member of a host group.

@@ -6,6 +6,7 @@ use super::flow::{Flow, FlowMetrics, MpMetrics};
 use super::results::LinkTrace;
 use super::{Ev, PacketCounts, RouteEnd, Simulation};
 use crate::apps::App;
+use crate::metrics::RateMeter;
 use crate::net::{Hop, RouteTable};
 use crate::spec::RunSpec;
 use crate::transport::endpoint::{End, Outbox, SLOTS_PER_PATH};
@@ -20,12 +21,18 @@ const STREAM_SCHEDULER: u64 = 3;
 
 pub(super) fn build(spec: RunSpec) -> Simulation {
     let (interval, trace_every, duration) = (spec.metrics.interval, spec.metrics.trace_interval, spec.duration);
+    let m = &spec.metrics;
     let hops: Vec<Hop> = spec
         .links
         .iter()
-        .map(|l| Hop::point_to_point(l, RngStream::new(spec.seed, StreamId::named(STREAM_LINK, &l.name)), interval, duration))
+        .enumerate()
+        .map(|(i, l)| {
+            let rng = RngStream::new(spec.seed, StreamId::named(STREAM_LINK, &l.name));
+            Hop::point_to_point(l, rng, interval, duration, m.link_detailed(i))
+        })
         .collect();
-    let link_traces = spec.links.iter().map(|_| LinkTrace::new(trace_every, duration)).collect();
+    let link_traces =
+        (0..spec.links.len()).map(|i| m.link_detailed(i).then(|| Box::new(LinkTrace::new(trace_every, duration, m.link_jitter)))).collect();
     let mut routes = RouteTable::default();
     let mut route_ends = Vec::with_capacity(2 * spec.flows.len());
     let mut flows = Vec::with_capacity(spec.flows.len());
@@ -41,7 +48,15 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         let rng = RngStream::new(spec.seed, StreamId::named(STREAM_APP, &f.name));
         let sched_seed = RngStream::new(spec.seed, StreamId::named(STREAM_SCHEDULER, &f.name)).next_u64();
         let built = AnyEndpoint::build(&f.transport, f.app.unit_write(), sched_seed);
-        let mp = built.multipath.map(|n| Box::new(MpMetrics::new(n, trace_every, duration)));
+        let detailed = m.flow_detailed(fi);
+        let mp = built.multipath.map(|n| Box::new(MpMetrics::new(n, trace_every, duration, detailed)));
+        let metrics = if detailed {
+            FlowMetrics::detailed(interval, trace_every, duration, m.flow_jitter)
+        } else {
+            // Streamed over the flow's active bins, as `Simulation::flow_goodput_stats` counts them.
+            let end = f.stop.unwrap_or(duration).min(duration);
+            FlowMetrics::counters(RateMeter::streaming(interval, duration, (f.start / interval) as usize, end.div_ceil(interval) as usize))
+        };
         flows.push(Flow {
             proto: built.proto,
             start: f.start,
@@ -51,11 +66,16 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             backlog: 0,
             route_base,
             timers: vec![LazyTimer::default(); SLOTS_PER_PATH * pairs.len()],
-            metrics: FlowMetrics { mp, ..FlowMetrics::new(interval, trace_every, duration) },
+            metrics: FlowMetrics { mp, ..metrics },
         });
     }
     let mut queue = EventQueue::new();
-    queue.schedule(0, Ev::Sample);
+    let sampled_flows: Vec<u32> = (0..spec.flows.len()).filter(|&f| m.flow_detailed(f)).map(|f| f as u32).collect();
+    let sampled_links: Vec<u32> = (0..spec.links.len()).filter(|&l| m.link_detailed(l)).map(|l| l as u32).collect();
+    // Periodic sampling only feeds traces: a run that traces nothing has no sample events.
+    if !sampled_flows.is_empty() || !sampled_links.is_empty() {
+        queue.schedule(0, Ev::Sample);
+    }
     for (i, f) in spec.flows.iter().enumerate() {
         if f.start < duration {
             queue.schedule(f.start, Ev::Start(i as u32));
@@ -64,6 +84,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             queue.schedule(stop, Ev::Stop(i as u32));
         }
     }
+    let link_jitter = m.link_jitter;
     let mut sim = Simulation {
         spec,
         queue,
@@ -76,6 +97,9 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         outbox: Outbox::with_capacity(64),
         codel_drops: Vec::new(),
         link_traces,
+        link_jitter,
+        sampled_flows,
+        sampled_links,
         bodies: Default::default(),
     };
     // Capacity models and scenario link events (link_events.rs).

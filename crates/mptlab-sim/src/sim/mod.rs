@@ -56,7 +56,13 @@ pub struct Simulation {
     /// What the endpoint of the last input produced, drained by `flush` (reused buffers).
     outbox: Outbox,
     codel_drops: Vec<(Handle, u32)>,
-    link_traces: Vec<results::LinkTrace>,
+    /// Traces of the detailed links (`metrics.detail_links`), by link id.
+    link_traces: Vec<Option<Box<results::LinkTrace>>>,
+    /// Is link jitter computed (`metrics.jitter`)? Checked before looking up a link's trace.
+    link_jitter: bool,
+    /// The flows and links sampled every trace interval (the detailed ones), by id.
+    sampled_flows: Vec<u32>,
+    sampled_links: Vec<u32>,
     /// Bodies of the packets in the network that carry one (by packet handle).
     bodies: Bodies,
 }
@@ -179,8 +185,10 @@ impl Simulation {
         }
         let p = self.packets.get_mut(a.handle);
         p.hop += 1;
-        if p.is_data() {
-            self.link_traces[l as usize].jitter.on_packet(p.sent_at, now);
+        if self.link_jitter && p.is_data() {
+            if let Some(j) = self.link_traces[l as usize].as_mut().and_then(|t| t.jitter.as_mut()) {
+                j.on_packet(p.sent_at, now);
+            }
         }
         self.forward(now, a.handle);
     }
@@ -232,7 +240,7 @@ impl Simulation {
     fn record_delivery(&mut self, now: Time, f: usize, bytes: u64) {
         let flow = &mut self.flows[f];
         let m = &mut flow.metrics;
-        m.goodput.add(now, bytes);
+        m.goodput.add(now, now, bytes);
         m.bytes_delivered += bytes;
         if m.completion.is_none() && flow.app.file_size().is_some_and(|s| m.bytes_delivered >= s) {
             m.completion = Some(now);
@@ -344,13 +352,15 @@ impl Simulation {
     // ----- periodic samples ------------------------------------------------------------
 
     fn on_sample(&mut self, now: Time) {
-        for flow in &mut self.flows {
+        for &f in &self.sampled_flows {
+            let flow = &mut self.flows[f as usize];
             if now < flow.start {
                 continue;
             }
             flow.endpoint.sample(now, &mut flow.metrics);
         }
-        for (link, trace) in self.hops.iter_mut().zip(&mut self.link_traces) {
+        for &l in &self.sampled_links {
+            let (link, trace) = (&mut self.hops[l as usize], self.link_traces[l as usize].as_mut().expect("a sampled link has traces"));
             let (pkts, bytes) = link.backlog(now);
             trace.queue_pkts.record(now, pkts as f64);
             trace.queue_delay_ms.record(now, bytes as f64 * 8.0 / link.rate_bps() as f64 * 1e3);

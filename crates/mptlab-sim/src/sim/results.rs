@@ -5,7 +5,7 @@
 
 use super::Simulation;
 use crate::metrics::report::{finite, pct};
-use crate::metrics::{jain_index, Rfc3550Jitter, Stats, Trace, DEFINITIONS};
+use crate::metrics::{jain_index, RateMeter, Rfc3550Jitter, Stats, Trace, DEFINITIONS};
 use crate::net::Proto;
 use crate::results::{
     EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkProtocolSummary, LinkSummary, PathMeasures, ProtocolSummary, Quantiles,
@@ -18,17 +18,23 @@ use mptlab_engine::Time;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// Per-link measurements kept by the simulation (the link itself only counts and queues).
+/// Per-link measurements the simulation keeps for a detailed link (the link itself only counts
+/// and queues).
 pub struct LinkTrace {
     pub queue_pkts: Trace,
     pub queue_delay_ms: Trace,
-    /// RFC 3550 jitter pooled over the data packets of every flow crossing the link.
-    pub jitter: Rfc3550Jitter,
+    /// RFC 3550 jitter pooled over the data packets of every flow crossing the link, when the
+    /// run asks for link jitter.
+    pub jitter: Option<Rfc3550Jitter>,
 }
 
 impl LinkTrace {
-    pub fn new(every: Time, duration: Time) -> Self {
-        Self { queue_pkts: Trace::new(every, duration), queue_delay_ms: Trace::new(every, duration), jitter: Rfc3550Jitter::new() }
+    pub fn new(every: Time, duration: Time, jitter: bool) -> Self {
+        Self {
+            queue_pkts: Trace::new(every, duration),
+            queue_delay_ms: Trace::new(every, duration),
+            jitter: jitter.then(Rfc3550Jitter::new),
+        }
     }
 }
 
@@ -64,11 +70,16 @@ impl Simulation {
         ((start / iv) as usize, end.div_ceil(iv) as usize)
     }
 
-    /// Mean goodput of each flow over its active bins, in Mbit/s.
+    /// Distribution of flow `f`'s goodput over its active bins, in Mbit/s (streamed flows:
+    /// exact mean/std/min/max, histogram percentiles).
     pub fn flow_goodput_stats(&self, f: usize) -> Stats {
         let flow = &self.flows[f];
+        let bins = match &flow.metrics.goodput {
+            RateMeter::Series(bins) => bins,
+            RateMeter::Streaming(s) => return s.summary(),
+        };
         let (a, b) = self.bin_range(flow.start, flow.stop);
-        let rates = flow.metrics.goodput.rates_bps();
+        let rates = bins.rates_bps();
         let b = b.min(rates.len());
         let mbps: Vec<f64> = rates[a.min(b)..b].iter().map(|r| r / 1e6).collect();
         Stats::from_samples(&mbps)
@@ -142,9 +153,9 @@ impl Simulation {
             retransmissions: transport.retransmits.as_ref().map(|t| t.retransmissions),
             rto_count: transport.retransmits.as_ref().map(|t| t.rto_count),
             srtt_ms_mean: transport.retransmits.as_ref().and_then(|t| t.detail.as_ref()).and_then(|d| d.srtt_ms_mean),
-            jitter_ms: JitterSummary::of(&m.jitter),
-            owd_ms: Quantiles::of_ns(&m.owd),
-            interarrival_ms: Quantiles::of_ns(&m.interarrival),
+            jitter_ms: m.delays.as_ref().and_then(|d| d.jitter.as_ref()).and_then(JitterSummary::of),
+            owd_ms: m.delays.as_ref().and_then(|d| Quantiles::of_ns(&d.owd)),
+            interarrival_ms: m.delays.as_ref().and_then(|d| Quantiles::of_ns(&d.interarrival)),
             completion_time_s: m.completion.map(|t| as_secs_f64(t - flow.start)),
             app_blocked_ticks: m.blocked_ticks,
             transport,
@@ -155,18 +166,12 @@ impl Simulation {
         let spec = &self.spec;
         let (ls, link) = (&spec.links[i], &self.hops[i]);
         let c = &link.counters();
-        let n = link.wire()[0].bins().len();
-        let total: Vec<f64> = (0..n)
-            .map(|k| {
-                let bytes = link.wire()[0].bins()[k] + link.wire()[1].bins()[k];
-                bytes as f64 * 8.0 / as_secs_f64(link.wire()[0].bin_len(k)) / 1e6
-            })
-            .collect();
+        let wire = link.wire();
         let mut by_protocol = BTreeMap::new();
         for p in Proto::ALL {
-            let bins = &link.wire()[p.index()];
-            if bins.total_bytes() > 0 {
-                by_protocol.insert(p.name(), LinkProtocolSummary { bytes: bins.total_bytes(), throughput_mbps: bins.summary(0) });
+            let bytes = wire.proto_bytes(p.index());
+            if bytes > 0 {
+                by_protocol.insert(p.name(), LinkProtocolSummary { bytes, throughput_mbps: wire.proto_summary(p.index()) });
             }
         }
         let drops = c.queue_drops + c.channel_drops + c.down_drops;
@@ -177,7 +182,7 @@ impl Simulation {
             from: self.node_name(ls.from),
             to: self.node_name(ls.to),
             rate_mbps: ls.rate_bps as f64 / 1e6,
-            throughput_mbps: Stats::from_samples(&total),
+            throughput_mbps: wire.total_summary(),
             bytes: c.transmitted_bytes,
             packets: c.transmitted,
             offered_packets: c.offered,
@@ -190,7 +195,7 @@ impl Simulation {
             queue_delay_ms: Quantiles::of_ns(link.stats().delay_histogram()),
             queue_pkts_mean: finite(link.stats().mean_len_packets(spec.duration)),
             queue_pkts_max: link.stats().max_len_packets(),
-            jitter_ms: JitterSummary::of(&self.link_traces[i].jitter),
+            jitter_ms: self.link_traces[i].as_ref().and_then(|t| t.jitter.as_ref()).and_then(JitterSummary::of),
             by_protocol,
         }
     }
@@ -222,8 +227,10 @@ impl Simulation {
         let mut c = Columns::default();
         let iv = self.spec.metrics.interval;
         for (i, flow) in self.flows.iter().enumerate() {
+            // Only detailed flows keep series.
+            let Some(bins) = flow.metrics.goodput.bins() else { continue };
             let name = &self.spec.flows[i].name;
-            for (k, r) in flow.metrics.goodput.rates_bps().iter().enumerate() {
+            for (k, r) in bins.rates_bps().iter().enumerate() {
                 c.push("goodput_mbps", name, as_secs_f64(k as Time * iv), r / 1e6);
             }
             c.push_trace("cwnd_bytes", name, &flow.metrics.cwnd);
@@ -231,26 +238,23 @@ impl Simulation {
         }
         self.path_timeseries(&mut c);
         for (i, link) in self.hops.iter().enumerate() {
+            let (Some(wire), Some(tr)) = (link.wire().bins(), &self.link_traces[i]) else { continue };
             let name = &self.spec.links[i].name;
-            let n = link.wire()[0].bins().len();
+            let n = wire[0].bins().len();
             // Which protocols crossed the link, and their series names: once per link, not per
             // bin (summing every bin inside the bin loop made this quadratic in run length).
-            let protos: Vec<(Proto, String)> = Proto::ALL
-                .into_iter()
-                .filter(|p| link.wire()[p.index()].total_bytes() > 0)
-                .map(|p| (p, format!("{name}:{}", p.name())))
-                .collect();
+            let protos: Vec<(Proto, String)> =
+                Proto::ALL.into_iter().filter(|p| wire[p.index()].total_bytes() > 0).map(|p| (p, format!("{name}:{}", p.name()))).collect();
             for k in 0..n {
-                let secs = as_secs_f64(link.wire()[0].bin_len(k));
+                let secs = as_secs_f64(wire[0].bin_len(k));
                 let t = as_secs_f64(k as Time * iv);
-                let total = link.wire()[0].bins()[k] + link.wire()[1].bins()[k];
+                let total = wire[0].bins()[k] + wire[1].bins()[k];
                 c.push("link_mbps", name, t, total as f64 * 8.0 / secs / 1e6);
                 for (p, series) in &protos {
-                    let b = link.wire()[p.index()].bins()[k];
+                    let b = wire[p.index()].bins()[k];
                     c.push("link_mbps", series, t, b as f64 * 8.0 / secs / 1e6);
                 }
             }
-            let tr = &self.link_traces[i];
             c.push_trace("queue_delay_ms", name, &tr.queue_delay_ms);
             c.push_trace("queue_pkts", name, &tr.queue_pkts);
         }

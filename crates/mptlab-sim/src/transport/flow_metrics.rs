@@ -1,7 +1,12 @@
 //! A flow's measurements, aggregated online: the simulation records arrivals, drops and
 //! deliveries; the flow's endpoint fills windows and RTTs when sampled (`Endpoint::sample`).
+//!
+//! A flow the run measures in detail (`metrics.detail_flows`) keeps its goodput series, its
+//! traces and per-packet delay distributions; any other flow keeps counters and streamed
+//! goodput statistics only (its traces are `Trace::off`, nothing is recorded per packet), so its
+//! memory does not grow with run length.
 
-use crate::metrics::{IntervalBins, LogHistogram, Rfc3550Jitter, Trace};
+use crate::metrics::{LogHistogram, RateMeter, Rfc3550Jitter, Trace};
 use mptlab_engine::Time;
 
 /// Per-path measurements of an MPTCP flow (seed 001's metrics), sampled every trace interval.
@@ -19,27 +24,37 @@ pub struct MpMetrics {
 }
 
 impl MpMetrics {
-    pub fn new(paths: usize, trace_every: Time, duration: Time) -> Self {
+    /// Traces sampled every `trace_every`, or kept off (`traced = false`).
+    pub fn new(paths: usize, trace_every: Time, duration: Time, traced: bool) -> Self {
+        let trace = || if traced { Trace::new(trace_every, duration) } else { Trace::off() };
         Self {
-            srtt: (0..paths).map(|_| Trace::new(trace_every, duration)).collect(),
-            protocol_delay: Trace::new(trace_every, duration),
-            hol_degree: Trace::new(trace_every, duration),
-            data_ack_delay: Trace::new(trace_every, duration),
+            srtt: (0..paths).map(|_| trace()).collect(),
+            protocol_delay: trace(),
+            hol_degree: trace(),
+            data_ack_delay: trace(),
             path_drops: vec![0; paths],
         }
     }
 }
 
-/// Per-flow measurements, aggregated online.
-pub struct FlowMetrics {
-    /// Bytes delivered in order to the receiving application, per interval.
-    pub goodput: IntervalBins,
-    pub jitter: Rfc3550Jitter,
+/// Per-packet distributions of a detailed flow's data packets at the receiver.
+#[derive(Default)]
+pub struct PacketDelays {
+    /// RFC 3550 jitter, when the run asks for flow jitter (`metrics.jitter`).
+    pub jitter: Option<Rfc3550Jitter>,
     /// One-way delay of data packets (ns).
     pub owd: LogHistogram,
     /// Time between consecutive data packet arrivals at the receiver (ns).
     pub interarrival: LogHistogram,
     pub last_data_arrival: Option<Time>,
+}
+
+/// Per-flow measurements, aggregated online.
+pub struct FlowMetrics {
+    /// Bytes delivered in order to the receiving application, per interval.
+    pub goodput: RateMeter,
+    /// Detailed flows only.
+    pub delays: Option<Box<PacketDelays>>,
     pub cwnd: Trace,
     pub srtt: Trace,
     pub data_packets_sent: u64,
@@ -58,22 +73,34 @@ impl FlowMetrics {
     /// A data packet sent at `sent_at` reached the receiver at `now`.
     #[inline]
     pub fn on_data_arrival(&mut self, sent_at: Time, now: Time) {
-        self.jitter.on_packet(sent_at, now);
-        self.owd.record(now - sent_at);
-        if let Some(last) = self.last_data_arrival.replace(now) {
-            self.interarrival.record(now - last);
+        let Some(d) = &mut self.delays else { return };
+        if let Some(j) = &mut d.jitter {
+            j.on_packet(sent_at, now);
+        }
+        d.owd.record(now - sent_at);
+        if let Some(last) = d.last_data_arrival.replace(now) {
+            d.interarrival.record(now - last);
         }
     }
 
-    pub fn new(interval: Time, trace_every: Time, duration: Time) -> Self {
+    /// A detailed flow: goodput series, traces, delays (and jitter if `jitter`).
+    pub fn detailed(interval: Time, trace_every: Time, duration: Time, jitter: bool) -> Self {
+        let delays = PacketDelays { jitter: jitter.then(Rfc3550Jitter::new), ..PacketDelays::default() };
         Self {
-            goodput: IntervalBins::new(interval, duration),
-            jitter: Rfc3550Jitter::new(),
-            owd: LogHistogram::new(),
-            interarrival: LogHistogram::new(),
-            last_data_arrival: None,
+            delays: Some(Box::new(delays)),
             cwnd: Trace::new(trace_every, duration),
             srtt: Trace::new(trace_every, duration),
+            ..Self::counters(RateMeter::series(interval, duration))
+        }
+    }
+
+    /// Counters and the given goodput meter only: no traces, nothing recorded per packet.
+    pub fn counters(goodput: RateMeter) -> Self {
+        Self {
+            goodput,
+            delays: None,
+            cwnd: Trace::off(),
+            srtt: Trace::off(),
             data_packets_sent: 0,
             data_packets_dropped: 0,
             ack_packets_sent: 0,

@@ -59,7 +59,7 @@ pub fn tcp(sim: &Simulation, f: usize) -> (&TcpSender, &TcpReceiver) {
 pub fn goodput_bps(sim: &Simulation, f: usize, from_s: u64, to_s: u64) -> f64 {
     let iv = sim.spec.metrics.interval;
     assert_eq!(iv, SECOND, "goodput_bps assumes 1 s bins");
-    let bins = sim.flows[f].metrics.goodput.bins();
+    let bins = sim.flows[f].metrics.goodput.bins().expect("a detailed flow keeps its goodput series").bins();
     let to = (to_s as usize).min(bins.len());
     let bytes: u64 = bins[from_s as usize..to].iter().sum();
     bytes as f64 * 8.0 / (to - from_s as usize) as f64

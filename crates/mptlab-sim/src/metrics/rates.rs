@@ -1,0 +1,320 @@
+//! Rates per interval that scale: `RateMeter` measures bytes per fixed interval (a flow's
+//! goodput, a link's wire throughput) either as a kept series (`IntervalBins`: the time series a
+//! run asks for, exact percentiles) or streamed (`StreamingRates`: each interval's rate goes into
+//! running statistics as soon as it can no longer change, so memory does not grow with run
+//! length). Same bin rule as `IntervalBins` (DESIGN.md "Metrics": bin k covers
+//! [k·interval, (k+1)·interval) ∩ [0, duration), the last bin normalised by its length).
+//!
+//! Streaming: mean, std, min, max and count are exact (running sums, `RunningStats`); p50 and p95
+//! come from a `LogHistogram` of the rates in bit/s (within 3.1 %). A bin is settled once the
+//! clock has left it: callers add bytes at a time `t ≥ now` (a link counts a transmission at its
+//! end, which may lie ahead of `now`) and take back only bytes at `t > now`, so the open bins
+//! are the one holding `now` and those ahead of it (bounded by the longest queueing delay).
+
+use std::collections::VecDeque;
+
+use mptlab_engine::Time;
+
+use super::histogram::LogHistogram;
+use super::interval::IntervalBins;
+use super::stats::{RunningStats, Stats};
+
+const NS_PER_S: f64 = 1e9;
+
+/// Interval rates streamed into running statistics over bins `first..end` of a run of length
+/// `duration` (a flow counts only its active bins).
+#[derive(Clone, Debug)]
+pub struct StreamingRates {
+    interval: Time,
+    duration: Time,
+    first: usize,
+    end: usize,
+    /// Bins below `settled` are in `stats`; `open[k]` holds bin `settled + k`.
+    settled: usize,
+    open: VecDeque<u64>,
+    settled_bytes: u64,
+    stats: RunningStats,
+    /// Rates in bit/s, for the percentiles.
+    hist: LogHistogram,
+}
+
+impl StreamingRates {
+    /// Panics if `interval` is 0.
+    pub fn new(interval: Time, duration: Time, first: usize, end: usize) -> Self {
+        assert!(interval > 0, "StreamingRates: interval must be positive");
+        let end = end.min(duration.div_ceil(interval) as usize);
+        Self {
+            interval,
+            duration,
+            first,
+            end,
+            settled: 0,
+            open: VecDeque::new(),
+            settled_bytes: 0,
+            stats: RunningStats::new(),
+            hist: LogHistogram::new(),
+        }
+    }
+
+    fn bin_len(&self, k: usize) -> Time {
+        let start = k as Time * self.interval;
+        (start + self.interval).min(self.duration) - start
+    }
+
+    /// The rate of bin `k` holding `bytes`, in bit/s, if it is one the meter counts.
+    fn rate(&self, k: usize, bytes: u64) -> Option<f64> {
+        (k >= self.first && k < self.end).then(|| bytes as f64 * 8.0 * NS_PER_S / self.bin_len(k) as f64)
+    }
+
+    /// Settle every bin before the one holding `now`.
+    fn settle(&mut self, now: Time) {
+        let target = ((now / self.interval) as usize).min(self.end.max(self.settled));
+        while self.settled < target {
+            let bytes = self.open.pop_front().unwrap_or(0);
+            if let Some(r) = self.rate(self.settled, bytes) {
+                self.stats.push(r);
+                self.hist.record(r as u64);
+            }
+            self.settled_bytes += bytes;
+            self.settled += 1;
+        }
+    }
+
+    /// `bytes` at time `t ≥ now` (ignored at or after the end of the run).
+    #[inline]
+    pub fn add(&mut self, now: Time, t: Time, bytes: u64) {
+        if now >= (self.settled as Time + 1) * self.interval {
+            self.settle(now);
+        }
+        if t >= self.duration {
+            return;
+        }
+        debug_assert!(t >= now, "StreamingRates::add in the past: {t} < {now}");
+        let k = ((t / self.interval) as usize).max(self.settled) - self.settled;
+        if k >= self.open.len() {
+            self.open.resize(k + 1, 0);
+        }
+        self.open[k] += bytes;
+    }
+
+    /// Take back `bytes` that `add` counted at `t`, which must still be ahead of the clock.
+    pub fn remove(&mut self, t: Time, bytes: u64) {
+        if t < self.duration {
+            if let Some(b) = ((t / self.interval) as usize).checked_sub(self.settled).and_then(|k| self.open.get_mut(k)) {
+                *b = b.saturating_sub(bytes);
+            }
+        }
+    }
+
+    pub fn total_bytes(&self) -> u64 {
+        self.settled_bytes + self.open.iter().sum::<u64>()
+    }
+
+    /// Statistics of the counted bins' rates in Mbit/s, the bins not yet settled included (the
+    /// run is over when this is asked).
+    pub fn summary(&self) -> Stats {
+        let (mut stats, mut hist) = (self.stats, self.hist.clone());
+        for k in self.settled..self.end {
+            if let Some(r) = self.rate(k, self.open.get(k - self.settled).copied().unwrap_or(0)) {
+                stats.push(r);
+                hist.record(r as u64);
+            }
+        }
+        Stats::from_running_and_histogram(&stats, &hist, 1e-6)
+    }
+}
+
+/// Bytes per interval of one flow or link, kept as a series or streamed.
+#[derive(Clone, Debug)]
+pub enum RateMeter {
+    Series(IntervalBins),
+    Streaming(Box<StreamingRates>),
+}
+
+impl RateMeter {
+    /// A kept series over the whole run.
+    pub fn series(interval: Time, duration: Time) -> Self {
+        RateMeter::Series(IntervalBins::new(interval, duration))
+    }
+
+    /// Streamed statistics over bins `first..end`.
+    pub fn streaming(interval: Time, duration: Time, first: usize, end: usize) -> Self {
+        RateMeter::Streaming(Box::new(StreamingRates::new(interval, duration, first, end)))
+    }
+
+    /// `bytes` at time `t ≥ now`.
+    #[inline]
+    pub fn add(&mut self, now: Time, t: Time, bytes: u64) {
+        match self {
+            RateMeter::Series(b) => b.add(t, bytes),
+            RateMeter::Streaming(s) => s.add(now, t, bytes),
+        }
+    }
+
+    /// Take back bytes counted at `t > now`.
+    pub fn remove(&mut self, t: Time, bytes: u64) {
+        match self {
+            RateMeter::Series(b) => b.remove(t, bytes),
+            RateMeter::Streaming(s) => s.remove(t, bytes),
+        }
+    }
+
+    pub fn total_bytes(&self) -> u64 {
+        match self {
+            RateMeter::Series(b) => b.total_bytes(),
+            RateMeter::Streaming(s) => s.total_bytes(),
+        }
+    }
+
+    /// The kept series, if this meter keeps one.
+    pub fn bins(&self) -> Option<&IntervalBins> {
+        match self {
+            RateMeter::Series(b) => Some(b),
+            RateMeter::Streaming(_) => None,
+        }
+    }
+}
+
+/// Wire bytes of one link direction per interval: per protocol (index `Proto::index`) and in
+/// total. A kept series sums the protocols' bins for the total; a streamed meter keeps a third
+/// stream for it (the total's distribution is not the sum of the protocols' distributions).
+#[derive(Clone, Debug)]
+pub struct WireMeter {
+    by_proto: [RateMeter; 2],
+    total: Option<Box<StreamingRates>>,
+}
+
+impl WireMeter {
+    /// Kept series (a detailed link: time series and exact percentiles).
+    pub fn series(interval: Time, duration: Time) -> Self {
+        Self { by_proto: [RateMeter::series(interval, duration), RateMeter::series(interval, duration)], total: None }
+    }
+
+    /// Streamed statistics only (memory independent of run length).
+    pub fn streaming(interval: Time, duration: Time) -> Self {
+        let s = || RateMeter::streaming(interval, duration, 0, usize::MAX);
+        Self { by_proto: [s(), s()], total: Some(Box::new(StreamingRates::new(interval, duration, 0, usize::MAX))) }
+    }
+
+    /// `bytes` of protocol `proto` at time `t ≥ now`.
+    #[inline]
+    pub fn add(&mut self, now: Time, t: Time, proto: usize, bytes: u64) {
+        self.by_proto[proto].add(now, t, bytes);
+        if let Some(total) = &mut self.total {
+            total.add(now, t, bytes);
+        }
+    }
+
+    /// Take back bytes counted at `t > now`.
+    pub fn remove(&mut self, t: Time, proto: usize, bytes: u64) {
+        self.by_proto[proto].remove(t, bytes);
+        if let Some(total) = &mut self.total {
+            total.remove(t, bytes);
+        }
+    }
+
+    pub fn proto_bytes(&self, proto: usize) -> u64 {
+        self.by_proto[proto].total_bytes()
+    }
+
+    /// Distribution of one protocol's interval rates, Mbit/s.
+    pub fn proto_summary(&self, proto: usize) -> Stats {
+        match &self.by_proto[proto] {
+            RateMeter::Series(b) => b.summary(0),
+            RateMeter::Streaming(s) => s.summary(),
+        }
+    }
+
+    /// Distribution of the interval rates of all protocols together, Mbit/s.
+    pub fn total_summary(&self) -> Stats {
+        match (&self.total, self.bins()) {
+            (Some(total), _) => total.summary(),
+            (None, Some([a, b])) => {
+                let total: Vec<f64> = (0..a.bins().len())
+                    .map(|k| (a.bins()[k] + b.bins()[k]) as f64 * 8.0 / (a.bin_len(k) as f64 / NS_PER_S) / 1e6)
+                    .collect();
+                Stats::from_samples(&total)
+            }
+            (None, None) => unreachable!("a wire meter without series keeps a total stream"),
+        }
+    }
+
+    /// The per-protocol series, when kept.
+    pub fn bins(&self) -> Option<[&IntervalBins; 2]> {
+        Some([self.by_proto[0].bins()?, self.by_proto[1].bins()?])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Time = 1_000_000_000;
+    const MS: Time = 1_000_000;
+
+    /// The same byte stream into a series and a stream gives the same exact statistics.
+    #[test]
+    fn streaming_matches_the_series_on_mean_std_min_max_count() {
+        let duration = 10 * S + 300 * MS;
+        let mut series = IntervalBins::new(S, duration);
+        let mut stream = StreamingRates::new(S, duration, 2, usize::MAX);
+        let mut now = 0;
+        for i in 0..5_000u64 {
+            now += (i * 7919) % 4 * MS; // irregular steps, some bins left empty
+            let t = now + (i % 13) * MS; // a transmission ending ahead of the clock
+            let bytes = 100 + (i * 31) % 1400;
+            series.add(t, bytes);
+            stream.add(now, t, bytes);
+        }
+        let rates: Vec<f64> = series.rates_bps().iter().skip(2).map(|r| r / 1e6).collect();
+        let exact = Stats::from_samples(&rates);
+        let got = stream.summary();
+        assert_eq!(got.count, exact.count);
+        for (a, b) in [(got.mean, exact.mean), (got.std, exact.std), (got.min, exact.min), (got.max, exact.max)] {
+            assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{a} vs {b}");
+        }
+        assert!((got.p50 - exact.p50).abs() <= 0.035 * exact.p50.max(1e-9) + 1e-9, "p50 {} vs {}", got.p50, exact.p50);
+        // Bins before `first` still count in the total (only the statistics skip them).
+        assert_eq!(stream.total_bytes(), series.total_bytes());
+        // Memory: only the bins ahead of the clock stay open.
+        assert!(stream.open.len() <= 2, "{} open bins", stream.open.len());
+    }
+
+    #[test]
+    fn bins_outside_first_end_are_not_counted_and_empty_bins_count_as_zero() {
+        let mut s = StreamingRates::new(S, 6 * S, 1, 4);
+        s.add(0, 0, 1_000); // bin 0: not counted
+        s.add(2 * S, 2 * S, 125_000); // bin 2: 1 Mbit/s; bin 1 empty → 0
+        s.add(5 * S, 5 * S, 9_999); // bin 5: not counted; bin 3 empty → 0
+        let st = s.summary();
+        assert_eq!((st.count, st.max, st.min), (3, 1.0, 0.0));
+        assert!((st.mean - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(s.total_bytes(), 1_000 + 125_000 + 9_999);
+    }
+
+    #[test]
+    fn removal_ahead_of_the_clock_and_the_partial_last_bin() {
+        let mut s = StreamingRates::new(S, 2500 * MS, 0, usize::MAX);
+        s.add(0, 1500 * MS, 250_000);
+        s.remove(1500 * MS, 125_000);
+        s.add(2 * S, 2 * S + 1, 62_500); // 0.5 Mbit in the 0.5 s last bin
+        s.add(2 * S, 2500 * MS, 1); // at the end: ignored
+        let st = s.summary();
+        assert_eq!(st.count, 3);
+        assert_eq!((st.min, st.max), (0.0, 1.0));
+        assert_eq!(s.total_bytes(), 125_000 + 62_500);
+    }
+
+    #[test]
+    fn meter_dispatches_to_its_kind() {
+        let mut a = RateMeter::series(S, 3 * S);
+        let mut b = RateMeter::streaming(S, 3 * S, 0, usize::MAX);
+        for m in [&mut a, &mut b] {
+            m.add(0, 10, 500);
+            m.add(S, S + 5, 700);
+            m.remove(S + 5, 200);
+        }
+        assert_eq!((a.total_bytes(), b.total_bytes()), (1_000, 1_000));
+        assert!(a.bins().is_some() && b.bins().is_none());
+    }
+}

@@ -1,0 +1,68 @@
+//! `metrics.detail_flows`, `metrics.detail_links` and `metrics.jitter` → which flows and link
+//! directions a run measures in detail (time series, traces, per-packet distributions) and
+//! where it computes jitter. The rest get counters and streamed interval statistics only, so a
+//! run of 12,000 devices does not keep 12,000 time series nobody asked for.
+//!
+//! `"auto"` (the default): every flow of an entry with at most `DETAIL_FLOW_LIMIT` flows, and
+//! every link direction that is not a group's access link.
+
+use super::defaults as d;
+use super::errors::{Result, ScenarioError};
+use super::raw::{Scenario, Selection, SelectionRule};
+use super::topology::Topology;
+use crate::spec::{FlowSpec, MetricsSpec};
+
+pub fn metrics_spec(s: &Scenario, topo: &Topology, flows: &[FlowSpec]) -> Result<MetricsSpec> {
+    let m = &s.metrics;
+    let mut spec = MetricsSpec::new(m.interval.0, m.trace_interval.0);
+    spec.detail_flows = detail_flows(s, flows)?;
+    spec.detail_links = detail_links(s, topo)?;
+    spec.flow_jitter = m.jitter.flows();
+    spec.link_jitter = m.jitter.links();
+    Ok(spec)
+}
+
+fn detail_flows(s: &Scenario, flows: &[FlowSpec]) -> Result<Vec<bool>> {
+    let size = |entry: &str| flows.iter().filter(|f| f.group == entry).count();
+    Ok(match &s.metrics.detail_flows {
+        Selection::Rule(SelectionRule::Auto) => {
+            let small: Vec<&String> = s.flows.keys().filter(|e| size(e) <= d::DETAIL_FLOW_LIMIT).collect();
+            flows.iter().map(|f| small.contains(&&f.group)).collect()
+        }
+        Selection::Rule(rule) => vec![*rule == SelectionRule::All; flows.len()],
+        Selection::Names(names) => {
+            for (i, n) in names.iter().enumerate() {
+                if !s.flows.contains_key(n) {
+                    return Err(ScenarioError::new(format!("metrics.detail_flows[{i}]"), format!("unknown flow entry `{n}`"))
+                        .with_choices(s.flows.keys()));
+                }
+            }
+            flows.iter().map(|f| names.contains(&f.group)).collect()
+        }
+    })
+}
+
+fn detail_links(s: &Scenario, topo: &Topology) -> Result<Vec<bool>> {
+    let access = |origin: &str| origin.starts_with("groups.");
+    Ok(match &s.metrics.detail_links {
+        Selection::Rule(SelectionRule::Auto) => topo.dirs.iter().map(|d| !access(&d.origin)).collect(),
+        Selection::Rule(rule) => vec![*rule == SelectionRule::All; topo.dirs.len()],
+        Selection::Names(names) => {
+            // A link entry names both its directions; a group names all its access links.
+            let origins: Vec<String> =
+                s.links.keys().map(|l| format!("links.{l}")).chain(s.groups.keys().map(|g| format!("groups.{g}.link"))).collect();
+            let mut chosen = Vec::new();
+            for (i, n) in names.iter().enumerate() {
+                let (link, group) = (format!("links.{n}"), format!("groups.{n}.link"));
+                match origins.iter().find(|o| **o == link || **o == group) {
+                    Some(o) => chosen.push(o.clone()),
+                    None => {
+                        return Err(ScenarioError::new(format!("metrics.detail_links[{i}]"), format!("unknown link or group `{n}`"))
+                            .with_choices(s.links.keys().chain(s.groups.keys())))
+                    }
+                }
+            }
+            topo.dirs.iter().map(|d| chosen.contains(&d.origin)).collect()
+        }
+    })
+}
