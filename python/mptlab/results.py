@@ -7,6 +7,9 @@ Output folder layout (see docs/cli.md):
     run.json            provenance: version, wall time, start time, host, python, platform,
                         scenario path, seed, overrides
     timeseries.parquet  long-format interval bins and traces: series, entity, t_s, value
+    flows.parquet       runs of more than FLOWS_IN_SUMMARY flows only: one row per flow (the
+                        flow records, flattened: `goodput_mbps.mean`, …); summary.json then
+                        holds `flows: []` and `flows_table` (file and row count)
     goodput.png         goodput over time per flow (per group mean above 12 flows)
     queue_delay.png     queue delay over time per link that carried traffic
 
@@ -40,6 +43,11 @@ TIMESERIES_SCHEMA = pa.schema(
 SUMMARY = "summary.json"
 RUN_INFO = "run.json"
 TIMESERIES = "timeseries.parquet"
+FLOWS = "flows.parquet"
+#: Above this many flows the per-flow records go to flows.parquet instead of summary.json
+#: (12,000 flow records are tens of MB of JSON that no reader wants to parse; the summary keeps
+#: per-group sums and distributions in `groups`).
+FLOWS_IN_SUMMARY = 1000
 
 
 @dataclass
@@ -55,6 +63,9 @@ class Result:
     out: Path | None = None
     #: Provenance (the contents of run.json).
     run_info: dict[str, Any] = field(default_factory=dict)
+    #: Runs of more than FLOWS_IN_SUMMARY flows: every flow record, one row each (flows.parquet);
+    #: None otherwise (the records are in `summary["flows"]`).
+    flows_table: pa.Table | None = None
 
     @property
     def seed(self) -> int:
@@ -85,6 +96,24 @@ def summary_text(summary: dict[str, Any]) -> str:
     return json.dumps(summary, indent=2, sort_keys=True) + "\n"
 
 
+def split_flows(summary: dict[str, Any], limit: int = FLOWS_IN_SUMMARY) -> tuple[dict[str, Any], pa.Table | None]:
+    """Move the flow records of a run with more than `limit` flows out of the summary into a
+    table (one row per flow, nested keys flattened with dots, lists as JSON text); the summary
+    keeps `flows: []` and `flows_table: {file, rows}`. Smaller runs are returned unchanged."""
+    flows = summary.get("flows", [])
+    if len(flows) <= limit:
+        return summary, None
+    import pandas as pd
+
+    df = pd.json_normalize(flows, sep=".")
+    for col in df.columns:
+        if df[col].map(lambda v: isinstance(v, (list, dict))).any():
+            df[col] = df[col].map(lambda v: None if v is None else json.dumps(v, sort_keys=True))
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    rest = {**summary, "flows": [], "flows_table": {"file": FLOWS, "rows": len(flows)}}
+    return rest, table
+
+
 def timeseries_table(columns: dict[str, Any]) -> pa.Table:
     """The engine's long-format columns as a pyarrow Table with `TIMESERIES_SCHEMA`."""
     missing = [f.name for f in TIMESERIES_SCHEMA if f.name not in columns]
@@ -104,6 +133,9 @@ def write_run(res: Result, plots: bool = True) -> list[Path]:
         write_text(out / RUN_INFO, json.dumps(res.run_info, indent=2, sort_keys=True) + "\n"),
         atomic_write(out / TIMESERIES, lambda f: pq.write_table(res.timeseries, f, compression="zstd")),
     ]
+    if res.flows_table is not None:
+        flows = res.flows_table
+        written.append(atomic_write(out / FLOWS, lambda f: pq.write_table(flows, f, compression="zstd")))
     if plots:
         from mptlab import plots as plotting
 

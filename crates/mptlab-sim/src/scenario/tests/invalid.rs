@@ -538,3 +538,16 @@ fn mpquic_per_path_lists_are_checked_as_mptcp_ones() {
     let quic = ("flows.bulk.protocol", "\"quic\"");
     bad(&[quic, ("flows.bulk.quic", "{ backup = [false] }")], "flows.bulk.quic.backup", "only for mpquic");
 }
+
+#[test]
+fn metric_detail_and_jitter_options_name_their_choices() {
+    let e = bad(&[("metrics.jitter", "\"sometimes\"")], "metrics.jitter", "unknown jitter scope");
+    assert_eq!(e.choices, ["none", "flows", "links", "all"]);
+    let e = bad(&[("metrics.detail_flows", "\"most\"")], "metrics.detail_flows", "unknown selection");
+    assert_eq!(e.choices, ["auto", "all", "none"]);
+    bad(&[("metrics.detail_links", "3")], "metrics.detail_links", "expected");
+    let e = bad(&[("metrics.detail_flows", "[\"bulk\", \"nope\"]")], "metrics.detail_flows[1]", "unknown flow entry");
+    assert_eq!(e.choices, ["bulk", "cross"]);
+    let e = bad(&[("metrics.detail_links", "[\"bottlenek\"]")], "metrics.detail_links[0]", "unknown link or group");
+    assert!(e.choices.contains(&"bottleneck".to_string()));
+}

@@ -442,3 +442,41 @@ fn mpquic_paths_take_their_preferences_from_the_quic_table() {
     assert_eq!(prefs(&[mp]), [(0, false)], "default: the path index, no backup");
     assert_eq!(prefs(&[mp, ("flows.bulk.quic", "{ priorities = [3], backup = [true] }")]), [(3, true)]);
 }
+
+#[test]
+fn detail_auto_skips_access_links_and_entries_above_the_flow_limit() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/groups.toml")).unwrap();
+    let spec = load(&text, &[], None).unwrap().spec;
+    let m = &spec.metrics;
+    let detailed: Vec<&str> = spec.links.iter().enumerate().filter(|(i, _)| m.link_detailed(*i)).map(|(_, l)| l.name.as_str()).collect();
+    assert_eq!(detailed, ["backhaul", "backhaul.rev", "server", "server.rev"]);
+    // 50 sensors and 5 uploads: both entries are below the limit of 100 flows.
+    assert!((0..55).all(|f| m.flow_detailed(f)));
+    assert!((m.flow_jitter, m.link_jitter) == (true, false));
+    let big = load(&text, &[("groups.ue.count".into(), "101".into())], None).unwrap().spec;
+    let sensors = big.flows.iter().filter(|f| f.group == "sensors").count();
+    assert_eq!(sensors, 101);
+    assert!((0..sensors).all(|f| !big.metrics.flow_detailed(f)));
+    assert!((sensors..sensors + 5).all(|f| big.metrics.flow_detailed(f)));
+}
+
+#[test]
+fn detail_lists_name_entries_links_and_groups() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/groups.toml")).unwrap();
+    let sets = [
+        ("metrics.detail_flows".to_string(), "[\"uploads\"]".to_string()),
+        ("metrics.detail_links".to_string(), "[\"ue\", \"server\"]".to_string()),
+        ("metrics.jitter".to_string(), "\"all\"".to_string()),
+    ];
+    let spec = load(&text, &sets, None).unwrap().spec;
+    let m = &spec.metrics;
+    assert!((0..50).all(|f| !m.flow_detailed(f)) && (50..55).all(|f| m.flow_detailed(f)));
+    let detailed = spec.links.iter().enumerate().filter(|(i, _)| m.link_detailed(*i)).count();
+    assert_eq!(detailed, 2 + 100, "server's two directions and every access link of group ue");
+    assert!(!m.link_detailed(0), "backhaul is not named");
+    assert!(m.flow_jitter && m.link_jitter);
+    let none = load(&text, &[("metrics.detail_flows".into(), "\"none\"".into()), ("metrics.detail_links".into(), "\"all\"".into())], None)
+        .unwrap()
+        .spec;
+    assert!((0..55).all(|f| !none.metrics.flow_detailed(f)) && (0..spec.links.len()).all(|l| none.metrics.link_detailed(l)));
+}
