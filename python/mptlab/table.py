@@ -34,7 +34,12 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
 
 def flows_table(summary: dict[str, Any]) -> Table:
     flows = summary.get("flows") or []
-    t = Table(title=f"flows ({len(flows)})", title_justify="left", header_style="bold")
+    title = f"flows ({len(flows)})"
+    moved = summary.get("flows_table")
+    if moved:
+        # A large run: the records are in flows.parquet; the groups table below sums them.
+        title = f"flows ({moved['rows']}: records in {moved['file']}, see groups)"
+    t = Table(title=title, title_justify="left", header_style="bold")
     t.add_column("flow", no_wrap=True)
     t.add_column("protocol/cc", no_wrap=True)
     t.add_column("goodput\nMbps", justify="right")
