@@ -83,3 +83,33 @@ def test_peak_rss_is_the_workers_own_not_what_it_inherited_from_a_large_parent()
     assert 0 < row["peak_rss_mb"] < 100
     assert row["sim_s"] == pytest.approx(0.2)
 
+
+def test_w5_and_w6_are_registered_with_their_scenarios_and_listed_in_the_help():
+    assert bench.WORKLOADS["W5"].scenario == "scenarios/bench/w5.toml"
+    assert bench.WORKLOADS["W6"].scenario == "scenarios/bench/w6.toml"
+    assert "12,000 devices" in bench.WORKLOADS["W5"].about
+    assert "1,000 NewReno" in bench.WORKLOADS["W6"].about
+    r = mptlab("bench", "--help")
+    assert r.returncode == 0
+    assert "W5" in r.stdout and "W6" in r.stdout
+
+
+def test_set_applies_to_every_chosen_workload_and_shows_in_sim_s():
+    r = mptlab("bench", "W1", "w1-cubic", "--set", "run.duration=0.3s", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [x["workload"] for x in rows] == ["W1", "W1-CUBIC"]
+    assert all(x["sim_s"] == pytest.approx(0.3) for x in rows)
+    assert all(tuple(x) == bench.KEYS for x in rows)
+
+
+def test_malformed_set_is_exit_2_before_anything_runs():
+    r = mptlab("bench", "W1", "--set", "run.duration", "--json")
+    assert r.returncode == 2
+    assert "KEY=VALUE" in r.stderr and r.stdout == ""
+
+
+def test_set_the_scenario_rejects_is_exit_2():
+    r = mptlab("bench", "W1", "--set", "run.duration=soon", "--json")
+    assert r.returncode == 2
+    assert "W1" in r.stderr
