@@ -499,11 +499,11 @@ def _bench_compare(rev: str, chosen: list[Any], rounds: int, seed: Optional[int]
         print(json.dumps(rows, indent=2))
     else:
         t = Table(
-            title=f"mptlab bench --compare {rev} ({sha[:10]}), {rounds} interleaved rounds",
+            title=f"mptlab bench --compare {rev}: new = this build, old = {sha[:10]}, {rounds} interleaved rounds",
             title_justify="left", header_style="bold",
         )
-        headers = ("workload", "sim s", "wall s new", f"wall s {old.label}", "speedup new/old",
-                   "range", "peak RSS MiB new", f"peak RSS MiB {old.label}")
+        headers = ("workload", "sim s", "wall s new", "wall s old", "speedup new/old",
+                   "range", "peak RSS MiB new", "peak RSS MiB old")
         for col in headers:
             t.add_column(col, justify="left" if col == "workload" else "right")
         for r in rows:
@@ -521,7 +521,7 @@ def _bench_compare(rev: str, chosen: list[Any], rounds: int, seed: Optional[int]
                 _fmt(r["old_peak_rss_mb"], "{:.1f}"),
             )
         out_console.print(t)
-        err_console.print("speedup: median delivered packets per wall second of the current build over REV's (> 1: faster)")
+        err_console.print("speedup: median delivered packets per wall second, new over old (> 1: new is faster)")
     if any(r.get("failed_side") == "new" for r in rows):
         raise typer.Exit(1)
 
