@@ -28,6 +28,11 @@ from typing import Any
 
 from mptlab.bench import BenchError, Workload, parse_worker_output, worker_args
 
+try:
+    import fcntl
+except ImportError:  # Windows has no flock: builds are not locked there
+    fcntl = None  # type: ignore[assignment]
+
 #: Run as `python -c SHIM <worker arguments>` with PYTHONPATH at one build's `python/` folder.
 #: It runs that build's own worker (`main`), replacing only its `peak_rss_mb` by a VmHWM
 #: reader (older workers call it; newer ones already read VmHWM) and adding the folder the
@@ -147,10 +152,22 @@ def build_rev(root: Path, sha: str, cache: Path, progress: Callable[[str], None]
     The tree is a `git archive` export (no worktree is registered in the checkout); its
     extension module is `cargo build --release -p mptlab-py` with the workspace's own profile,
     into a target folder shared by all cached revisions (dependencies compile once), copied
-    next to the tree's package as `_core.abi3.so`."""
+    next to the tree's package as `_core.abi3.so`. A lock file per revision keeps two
+    comparisons from building the same tree at once (the second waits, then reuses it)."""
     done = cached_build(cache, sha)
     if done is not None:
         return done, False
+    with (cache / f"{sha}.lock").open("w") as lock:
+        if fcntl is not None:
+            progress(f"waiting for the lock on {sha[:10]}'s build")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        done = cached_build(cache, sha)
+        if done is not None:
+            return done, False
+        return _build_now(root, sha, cache, progress), True
+
+
+def _build_now(root: Path, sha: str, cache: Path, progress: Callable[[str], None]) -> Build:
     b = _build_of(cache, sha)
     if b.tree.exists():  # an interrupted earlier build
         shutil.rmtree(b.tree)
@@ -183,7 +200,7 @@ def build_rev(root: Path, sha: str, cache: Path, progress: Callable[[str], None]
     if check.returncode != 0 or not Path(check.stdout.strip()).resolve().is_relative_to(b.python_path.resolve()):
         raise BenchError(f"the build of {sha[:10]} does not import from {b.python_path}: {check.stderr.strip()}")
     (b.tree / _STAMP).write_text(sha + "\n", encoding="utf-8")
-    return b, True
+    return b
 
 
 def schedule(rounds: int, workloads: Sequence[Workload]) -> list[tuple[int, Workload, tuple[str, str]]]:

@@ -146,3 +146,24 @@ def test_cli_compare_uses_the_cached_build_and_prints_json_rows(tmp_path):
     assert "using the cached build" in r.stderr and sha[:10] in r.stderr
     (row,) = json.loads(r.stdout)
     assert row["workload"] == "W1" and row["comparable"] and row["old"] == sha[:10] and row["rounds"] == 2
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock")
+def test_a_build_in_progress_elsewhere_is_waited_for_and_then_reused(tmp_path):
+    import fcntl
+    import threading
+
+    sha = head_sha()
+    result: list[tuple[c.Build, bool]] = []
+    steps: list[str] = []
+    with (tmp_path / f"{sha}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another comparison is building sha
+        waiter = threading.Thread(target=lambda: result.append(c.build_rev(REPO, sha, tmp_path, steps.append)))
+        waiter.start()
+        waiter.join(timeout=1.0)
+        assert waiter.is_alive() and not result  # it waits instead of building the same tree
+        stand_in_build(tmp_path, sha)  # the other comparison finishes its build
+    waiter.join(timeout=60)
+    (build, built) = result[0]
+    assert not built and build.tree == tmp_path / sha
+    assert not (tmp_path / "target").exists()
