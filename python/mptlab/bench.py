@@ -50,6 +50,11 @@ WORKLOADS: dict[str, Workload] = {
                  about="1 MPTCP connection, 2 disjoint 1 Gbit/s paths (10/15 ms one way), uncoupled NewReno"),
         Workload("W4", "scenarios/bench/w4.toml",
                  about="1 MPQUIC connection over W3's paths, NewReno per path, MinRTT"),
+        Workload("W5", "scenarios/bench/w5.toml",
+                 about="12,000 devices (6,000 MPTCP + 6,000 MPQUIC), 0.1 Mbit/s CBR of 100 B writes, "
+                       "two backhauls, 60 s"),
+        Workload("W6", "scenarios/bench/w6.toml",
+                 about="1,000 NewReno bulk flows, 10 Gbit/s, 20 ms RTT, 1 BDP, 20 s"),
     )
 }
 
@@ -89,23 +94,52 @@ def repo_file(relative: str) -> Path:
     )
 
 
-def run_workload(w: Workload, seed: int | None = None) -> dict[str, Any]:
-    """Measure one workload in a fresh interpreter; return the worker's JSON object."""
-    path = repo_file(w.scenario)
-    cmd = [sys.executable, "-m", "mptlab._benchworker", str(path), "--name", w.name]
-    for key, value in w.overrides:
-        cmd += ["--set", f"{key}={value}"]
+def parse_sets(sets: list[str] | tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """`--set KEY=VALUE` options as pairs; a malformed one is exit code 2."""
+    pairs = []
+    for s in sets:
+        key, eq, value = s.partition("=")
+        if not eq or not key.strip():
+            raise BenchError(f"--set takes KEY=VALUE, got {s!r}", exit_code=2)
+        pairs.append((key.strip(), value))
+    return tuple(pairs)
+
+
+def worker_args(
+    w: Workload, seed: int | None = None, sets: tuple[tuple[str, str], ...] = ()
+) -> list[str]:
+    """The worker's arguments (after `python -m mptlab._benchworker`): the scenario, the
+    workload's own overrides, then `sets` (applied last, so they win). Only `--name`, `--seed`
+    and `--set`, which every worker since 77491e1 accepts (`mptlab bench --compare` runs old ones)."""
+    args = [str(repo_file(w.scenario).resolve()), "--name", w.name]
+    for key, value in (*w.overrides, *sets):
+        args += ["--set", f"{key}={value}"]
     if seed is not None:
-        cmd += ["--seed", str(seed)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+        args += ["--seed", str(seed)]
+    return args
+
+
+def parse_worker_output(name: str, proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """The worker's JSON object, or BenchError (exit code 2 when the worker refused its input)."""
     if proc.returncode != 0:
         detail = proc.stderr.strip() or proc.stdout.strip()
-        raise BenchError(f"workload {w.name} failed (exit {proc.returncode}): {detail}",
+        raise BenchError(f"workload {name} failed (exit {proc.returncode}): {detail}",
                          exit_code=2 if proc.returncode == 2 else 1)
     lines = proc.stdout.strip().splitlines()
     if not lines:
-        raise BenchError(f"workload {w.name} printed nothing")
-    return json.loads(lines[-1])
+        raise BenchError(f"workload {name} printed nothing")
+    try:
+        return json.loads(lines[-1])
+    except json.JSONDecodeError as e:
+        raise BenchError(f"workload {name} printed no JSON object ({e}): {lines[-1][:200]}") from e
+
+
+def run_workload(
+    w: Workload, seed: int | None = None, sets: tuple[tuple[str, str], ...] = ()
+) -> dict[str, Any]:
+    """Measure one workload in a fresh interpreter; return the worker's JSON object."""
+    cmd = [sys.executable, "-m", "mptlab._benchworker", *worker_args(w, seed, sets)]
+    return parse_worker_output(w.name, subprocess.run(cmd, capture_output=True, text=True))
 
 
 def row(measurement: dict[str, Any]) -> dict[str, Any]:

@@ -377,11 +377,14 @@ def _cell(v: Any) -> str:
 @app.command(
     epilog=(
         "Examples:\n\n"
-        "  mptlab bench              all workloads\n\n"
-        "  mptlab bench W1 --json    one workload, machine-readable\n\n"
+        "  mptlab bench                                 all workloads\n\n"
+        "  mptlab bench W1 --json                       one workload, machine-readable\n\n"
+        "  mptlab bench --set run.duration=5s           every workload, 5 simulated seconds\n\n"
+        "  mptlab bench --compare main --rounds 4 W1 W3 this build against main, interleaved\n\n"
         "Workloads:\n\n" + workloads_help() + "\n\n"
         "The workload scenarios (scenarios/bench/) ship with mptlab; a checkout in the current "
-        "folder or $MPTLAB_ROOT is used first. See docs/cli.md."
+        "folder or $MPTLAB_ROOT is used first. --compare builds REV once into .bench/<sha>/ "
+        "(or $MPTLAB_BENCH_CACHE) and reuses it. See docs/cli.md."
     )
 )
 def bench(
@@ -393,16 +396,41 @@ def bench(
         bool,
         typer.Option(
             "--json",
-            help="Print a JSON list of {workload, sim_s, wall_s, delivered_pkts_per_s, events_per_s, peak_rss_mb}.",
+            help="Print a JSON list of {workload, sim_s, wall_s, delivered_pkts_per_s, events_per_s, peak_rss_mb} "
+            "(with --compare: the comparison rows).",
         ),
     ] = False,
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, max=2**64 - 1, help="Seed for every workload.")] = None,
+    sets: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            help="Scenario override applied to every workload after its own (repeatable), "
+            "e.g. run.duration=5s; sim_s shows the result.",
+            show_default=False,
+        ),
+    ] = None,
+    compare_rev: Annotated[
+        Optional[str],
+        typer.Option(
+            "--compare",
+            metavar="REV",
+            help="Measure this build against git revision REV of the checkout mptlab runs from, "
+            "interleaved; print per-workload medians and new/old delivered-packets-per-second ratios.",
+            show_default=False,
+        ),
+    ] = None,
+    rounds: Annotated[
+        int, typer.Option("--rounds", min=1, help="With --compare: runs of each workload on each build.")
+    ] = 4,
 ) -> None:
     """Measure simulator speed on fixed workloads.
 
     Each workload runs in a fresh Python process that imports only the
     simulator. Reported: simulated seconds, wall seconds, delivered data
-    packets and engine events per wall second, peak resident memory (MiB).
+    packets and engine events per wall second, peak resident memory of that
+    process (MiB). With --compare REV, the same for two builds, interleaved.
     """
     from mptlab import bench as b
 
@@ -410,13 +438,17 @@ def bench(
         chosen = [b.resolve(w) for w in workloads] if workloads else list(b.WORKLOADS.values())
         for w in chosen:
             b.repo_file(w.scenario)  # fail before measuring anything
+        overrides = b.parse_sets(sets or [])
     except b.BenchError as e:
         fail(str(e), e.exit_code)
+    if compare_rev is not None:
+        _bench_compare(compare_rev, chosen, rounds, seed, overrides, as_json)
+        return
     rows = []
     for w in chosen:
         try:
             with err_console.status(f"running {w.name} ({w.scenario})", spinner="dots"):
-                rows.append(b.row(b.run_workload(w, seed)))
+                rows.append(b.row(b.run_workload(w, seed, overrides)))
         except b.BenchError as e:
             fail(str(e), e.exit_code)
     if as_json:
@@ -436,6 +468,62 @@ def bench(
             _fmt(r["peak_rss_mb"], "{:.1f}"),
         )
     out_console.print(t)
+
+
+def _bench_compare(rev: str, chosen: list[Any], rounds: int, seed: Optional[int], overrides: Any, as_json: bool) -> None:
+    """`mptlab bench --compare REV`: build REV (or reuse its cached build), then run the
+    workloads of both builds interleaved (mptlab.bench_compare)."""
+    import time
+
+    from rich.markup import escape
+
+    from mptlab import bench_compare as c
+    from mptlab.bench import BenchError
+
+    try:
+        root = c.checkout_root()
+        sha = c.resolve_rev(root, rev)
+        cache = c.cache_dir(root)
+        with err_console.status(f"preparing {rev} ({sha[:10]})", spinner="dots") as st:
+            started = time.monotonic()
+            old, built = c.build_rev(root, sha, cache, st.update)
+        if built:
+            err_console.print(f"built {rev} ({sha[:10]}) into {old.tree} in {time.monotonic() - started:.0f} s")
+        else:
+            err_console.print(f"using the cached build of {rev} ({sha[:10]}) in {old.tree}")
+        with err_console.status("measuring", spinner="dots") as st:
+            rows = c.compare(c.current_build(), old, chosen, rounds, seed, overrides, st.update)
+    except BenchError as e:
+        fail(str(e), e.exit_code)
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    else:
+        t = Table(
+            title=f"mptlab bench --compare {rev}: new = this build, old = {sha[:10]}, {rounds} interleaved rounds",
+            title_justify="left", header_style="bold",
+        )
+        headers = ("workload", "sim s", "wall s new", "wall s old", "speedup new/old",
+                   "range", "peak RSS MiB new", "peak RSS MiB old")
+        for col in headers:
+            t.add_column(col, justify="left" if col == "workload" else "right")
+        for r in rows:
+            if not r["comparable"]:
+                t.add_row(r["workload"], "not comparable: " + escape(r["reason"]), *[""] * (len(headers) - 2))
+                continue
+            t.add_row(
+                r["workload"],
+                _fmt(r["sim_s"], "{:g}"),
+                _fmt(r["new_wall_s"], "{:.2f}"),
+                _fmt(r["old_wall_s"], "{:.2f}"),
+                _fmt(r["speedup"], "{:.3f}"),
+                f"{r['speedup_min']:.3f}–{r['speedup_max']:.3f}",
+                _fmt(r["new_peak_rss_mb"], "{:.1f}"),
+                _fmt(r["old_peak_rss_mb"], "{:.1f}"),
+            )
+        out_console.print(t)
+        err_console.print("speedup: median delivered packets per wall second, new over old (> 1: new is faster)")
+    if any(r.get("failed_side") == "new" for r in rows):
+        raise typer.Exit(1)
 
 
 def _fmt(v: Any, spec: str) -> str:
