@@ -21,24 +21,29 @@ use super::stats::{RunningStats, Stats};
 
 const NS_PER_S: f64 = 1e9;
 
-/// Interval rates streamed into running statistics over bins `first..end` of a run of length
-/// `duration` (a flow counts only its active bins).
+/// Interval rates of `N` byte streams (a flow's goodput: 1; a link's protocols: 2) streamed
+/// into running statistics over bins `first..end` of a run of length `duration` (a flow counts
+/// only its active bins). With `N > 1` the sum of the streams gets statistics of its own.
 #[derive(Clone, Debug)]
-pub struct StreamingRates {
+pub struct StreamingRates<const N: usize> {
     interval: Time,
     duration: Time,
     first: usize,
     end: usize,
-    /// Bins below `settled` are in `stats`; `open[k]` holds bin `settled + k`.
+    /// Bins below `settled` are in the statistics; `open[k]` holds bin `settled + k`.
     settled: usize,
-    open: VecDeque<u64>,
-    settled_bytes: u64,
-    stats: RunningStats,
+    /// End time of bin `settled`: a byte before it lands in `open[0]` without a division.
+    settled_end: Time,
+    open: VecDeque<[u64; N]>,
+    settled_bytes: [u64; N],
+    stats: [RunningStats; N],
     /// Rates in bit/s, for the percentiles.
-    hist: LogHistogram,
+    hist: [LogHistogram; N],
+    /// Statistics of the streams' sum (`N > 1` only).
+    total: (RunningStats, LogHistogram),
 }
 
-impl StreamingRates {
+impl<const N: usize> StreamingRates<N> {
     /// Panics if `interval` is 0.
     pub fn new(interval: Time, duration: Time, first: usize, end: usize) -> Self {
         assert!(interval > 0, "StreamingRates: interval must be positive");
@@ -49,10 +54,12 @@ impl StreamingRates {
             first,
             end,
             settled: 0,
+            settled_end: interval,
             open: VecDeque::new(),
-            settled_bytes: 0,
-            stats: RunningStats::new(),
-            hist: LogHistogram::new(),
+            settled_bytes: [0; N],
+            stats: [RunningStats::new(); N],
+            hist: std::array::from_fn(|_| LogHistogram::new()),
+            total: (RunningStats::new(), LogHistogram::new()),
         }
     }
 
@@ -66,69 +73,113 @@ impl StreamingRates {
         (k >= self.first && k < self.end).then(|| bytes as f64 * 8.0 * NS_PER_S / self.bin_len(k) as f64)
     }
 
-    /// Settle every bin before the one holding `now`.
-    fn settle(&mut self, now: Time) {
-        let target = ((now / self.interval) as usize).min(self.end.max(self.settled));
-        while self.settled < target {
-            let bytes = self.open.pop_front().unwrap_or(0);
-            if let Some(r) = self.rate(self.settled, bytes) {
-                self.stats.push(r);
-                self.hist.record(r as u64);
+    /// Push bin `k`'s bytes into statistics `stats`, `hist` (and the total's).
+    fn push(
+        &self,
+        k: usize,
+        bytes: &[u64; N],
+        stats: &mut [RunningStats; N],
+        hist: &mut [LogHistogram; N],
+        total: &mut (RunningStats, LogHistogram),
+    ) {
+        for i in 0..N {
+            if let Some(r) = self.rate(k, bytes[i]) {
+                stats[i].push(r);
+                hist[i].record(r as u64);
             }
-            self.settled_bytes += bytes;
-            self.settled += 1;
+        }
+        if N > 1 {
+            if let Some(r) = self.rate(k, bytes.iter().sum()) {
+                total.0.push(r);
+                total.1.record(r as u64);
+            }
         }
     }
 
-    /// `bytes` at time `t ≥ now` (ignored at or after the end of the run).
+    /// Settle every bin before the one holding `now`.
+    #[cold]
+    fn settle(&mut self, now: Time) {
+        let target = ((now / self.interval) as usize).min(self.end.max(self.settled));
+        let (mut stats, mut hist, mut total) =
+            (self.stats, std::mem::replace(&mut self.hist, std::array::from_fn(|_| LogHistogram::new())), std::mem::take(&mut self.total));
+        while self.settled < target {
+            let bytes = self.open.pop_front().unwrap_or([0; N]);
+            self.push(self.settled, &bytes, &mut stats, &mut hist, &mut total);
+            for (s, b) in self.settled_bytes.iter_mut().zip(bytes) {
+                *s += b;
+            }
+            self.settled += 1;
+        }
+        (self.stats, self.hist, self.total) = (stats, hist, total);
+        self.settled_end = (self.settled as Time + 1) * self.interval;
+    }
+
+    /// `bytes` of stream `i` at time `t ≥ now` (ignored at or after the end of the run).
     #[inline]
-    pub fn add(&mut self, now: Time, t: Time, bytes: u64) {
-        if now >= (self.settled as Time + 1) * self.interval {
+    pub fn add(&mut self, now: Time, t: Time, i: usize, bytes: u64) {
+        if now >= self.settled_end {
             self.settle(now);
         }
         if t >= self.duration {
             return;
         }
         debug_assert!(t >= now, "StreamingRates::add in the past: {t} < {now}");
-        let k = ((t / self.interval) as usize).max(self.settled) - self.settled;
+        let k = if t < self.settled_end { 0 } else { (t / self.interval) as usize - self.settled };
         if k >= self.open.len() {
-            self.open.resize(k + 1, 0);
+            self.open.resize(k + 1, [0; N]);
         }
-        self.open[k] += bytes;
+        self.open[k][i] += bytes;
     }
 
-    /// Take back `bytes` that `add` counted at `t`, which must still be ahead of the clock.
-    pub fn remove(&mut self, t: Time, bytes: u64) {
+    /// Take back `bytes` of stream `i` that `add` counted at `t`, still ahead of the clock.
+    pub fn remove(&mut self, t: Time, i: usize, bytes: u64) {
         if t < self.duration {
             if let Some(b) = ((t / self.interval) as usize).checked_sub(self.settled).and_then(|k| self.open.get_mut(k)) {
-                *b = b.saturating_sub(bytes);
+                b[i] = b[i].saturating_sub(bytes);
             }
         }
     }
 
-    pub fn total_bytes(&self) -> u64 {
-        self.settled_bytes + self.open.iter().sum::<u64>()
+    pub fn total_bytes(&self, i: usize) -> u64 {
+        self.settled_bytes[i] + self.open.iter().map(|b| b[i]).sum::<u64>()
     }
 
-    /// Statistics of the counted bins' rates in Mbit/s, the bins not yet settled included (the
-    /// run is over when this is asked).
-    pub fn summary(&self) -> Stats {
-        let (mut stats, mut hist) = (self.stats, self.hist.clone());
+    /// Statistics of the final state: the bins not yet settled included (the run is over when
+    /// this is asked).
+    fn finished(&self) -> ([RunningStats; N], [LogHistogram; N], (RunningStats, LogHistogram)) {
+        let (mut stats, mut hist, mut total) = (self.stats, self.hist.clone(), self.total.clone());
         for k in self.settled..self.end {
-            if let Some(r) = self.rate(k, self.open.get(k - self.settled).copied().unwrap_or(0)) {
-                stats.push(r);
-                hist.record(r as u64);
-            }
+            let bytes = self.open.get(k - self.settled).copied().unwrap_or([0; N]);
+            self.push(k, &bytes, &mut stats, &mut hist, &mut total);
         }
+        (stats, hist, total)
+    }
+
+    /// Distribution of stream `i`'s interval rates in Mbit/s.
+    pub fn summary(&self, i: usize) -> Stats {
+        let (stats, hist, _) = self.finished();
+        Stats::from_running_and_histogram(&stats[i], &hist[i], 1e-6)
+    }
+
+    /// Distribution of the interval rates of the streams' sum in Mbit/s.
+    pub fn total_summary(&self) -> Stats {
+        if N == 1 {
+            return self.summary(0);
+        }
+        let (_, _, (stats, hist)) = self.finished();
         Stats::from_running_and_histogram(&stats, &hist, 1e-6)
     }
 }
 
 /// Bytes per interval of one flow or link, kept as a series or streamed.
+// The streamed variant is inline on purpose (see below): flows are in one dense Vec, and a box
+// would cost a cache miss per delivered packet on a run of thousands of flows.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum RateMeter {
     Series(IntervalBins),
-    Streaming(Box<StreamingRates>),
+    /// Inline: a flow's delivery touches it next to the flow's other counters.
+    Streaming(StreamingRates<1>),
 }
 
 impl RateMeter {
@@ -139,7 +190,7 @@ impl RateMeter {
 
     /// Streamed statistics over bins `first..end`.
     pub fn streaming(interval: Time, duration: Time, first: usize, end: usize) -> Self {
-        RateMeter::Streaming(Box::new(StreamingRates::new(interval, duration, first, end)))
+        RateMeter::Streaming(StreamingRates::new(interval, duration, first, end))
     }
 
     /// `bytes` at time `t ≥ now`.
@@ -147,7 +198,7 @@ impl RateMeter {
     pub fn add(&mut self, now: Time, t: Time, bytes: u64) {
         match self {
             RateMeter::Series(b) => b.add(t, bytes),
-            RateMeter::Streaming(s) => s.add(now, t, bytes),
+            RateMeter::Streaming(s) => s.add(now, t, 0, bytes),
         }
     }
 
@@ -155,14 +206,14 @@ impl RateMeter {
     pub fn remove(&mut self, t: Time, bytes: u64) {
         match self {
             RateMeter::Series(b) => b.remove(t, bytes),
-            RateMeter::Streaming(s) => s.remove(t, bytes),
+            RateMeter::Streaming(s) => s.remove(t, 0, bytes),
         }
     }
 
     pub fn total_bytes(&self) -> u64 {
         match self {
             RateMeter::Series(b) => b.total_bytes(),
-            RateMeter::Streaming(s) => s.total_bytes(),
+            RateMeter::Streaming(s) => s.total_bytes(0),
         }
     }
 
@@ -175,73 +226,78 @@ impl RateMeter {
     }
 }
 
-/// Wire bytes of one link direction per interval: per protocol (index `Proto::index`) and in
-/// total. A kept series sums the protocols' bins for the total; a streamed meter keeps a third
-/// stream for it (the total's distribution is not the sum of the protocols' distributions).
+/// Wire bytes of one link direction per interval, per protocol (index `Proto::index`) and in
+/// total: kept series (the total is the sum of the protocols' bins) or one streamed meter (one
+/// allocation per link; the total's distribution is streamed apart, as it is not the sum of
+/// the protocols' distributions).
 #[derive(Clone, Debug)]
-pub struct WireMeter {
-    by_proto: [RateMeter; 2],
-    total: Option<Box<StreamingRates>>,
+pub enum WireMeter {
+    Series([IntervalBins; 2]),
+    Streaming(Box<StreamingRates<2>>),
 }
 
 impl WireMeter {
     /// Kept series (a detailed link: time series and exact percentiles).
     pub fn series(interval: Time, duration: Time) -> Self {
-        Self { by_proto: [RateMeter::series(interval, duration), RateMeter::series(interval, duration)], total: None }
+        WireMeter::Series([IntervalBins::new(interval, duration), IntervalBins::new(interval, duration)])
     }
 
     /// Streamed statistics only (memory independent of run length).
     pub fn streaming(interval: Time, duration: Time) -> Self {
-        let s = || RateMeter::streaming(interval, duration, 0, usize::MAX);
-        Self { by_proto: [s(), s()], total: Some(Box::new(StreamingRates::new(interval, duration, 0, usize::MAX))) }
+        WireMeter::Streaming(Box::new(StreamingRates::new(interval, duration, 0, usize::MAX)))
     }
 
     /// `bytes` of protocol `proto` at time `t ≥ now`.
     #[inline]
     pub fn add(&mut self, now: Time, t: Time, proto: usize, bytes: u64) {
-        self.by_proto[proto].add(now, t, bytes);
-        if let Some(total) = &mut self.total {
-            total.add(now, t, bytes);
+        match self {
+            WireMeter::Series(b) => b[proto].add(t, bytes),
+            WireMeter::Streaming(s) => s.add(now, t, proto, bytes),
         }
     }
 
     /// Take back bytes counted at `t > now`.
     pub fn remove(&mut self, t: Time, proto: usize, bytes: u64) {
-        self.by_proto[proto].remove(t, bytes);
-        if let Some(total) = &mut self.total {
-            total.remove(t, bytes);
+        match self {
+            WireMeter::Series(b) => b[proto].remove(t, bytes),
+            WireMeter::Streaming(s) => s.remove(t, proto, bytes),
         }
     }
 
     pub fn proto_bytes(&self, proto: usize) -> u64 {
-        self.by_proto[proto].total_bytes()
+        match self {
+            WireMeter::Series(b) => b[proto].total_bytes(),
+            WireMeter::Streaming(s) => s.total_bytes(proto),
+        }
     }
 
     /// Distribution of one protocol's interval rates, Mbit/s.
     pub fn proto_summary(&self, proto: usize) -> Stats {
-        match &self.by_proto[proto] {
-            RateMeter::Series(b) => b.summary(0),
-            RateMeter::Streaming(s) => s.summary(),
+        match self {
+            WireMeter::Series(b) => b[proto].summary(0),
+            WireMeter::Streaming(s) => s.summary(proto),
         }
     }
 
     /// Distribution of the interval rates of all protocols together, Mbit/s.
     pub fn total_summary(&self) -> Stats {
-        match (&self.total, self.bins()) {
-            (Some(total), _) => total.summary(),
-            (None, Some([a, b])) => {
+        match self {
+            WireMeter::Series([a, b]) => {
                 let total: Vec<f64> = (0..a.bins().len())
                     .map(|k| (a.bins()[k] + b.bins()[k]) as f64 * 8.0 / (a.bin_len(k) as f64 / NS_PER_S) / 1e6)
                     .collect();
                 Stats::from_samples(&total)
             }
-            (None, None) => unreachable!("a wire meter without series keeps a total stream"),
+            WireMeter::Streaming(s) => s.total_summary(),
         }
     }
 
     /// The per-protocol series, when kept.
     pub fn bins(&self) -> Option<[&IntervalBins; 2]> {
-        Some([self.by_proto[0].bins()?, self.by_proto[1].bins()?])
+        match self {
+            WireMeter::Series([a, b]) => Some([a, b]),
+            WireMeter::Streaming(_) => None,
+        }
     }
 }
 
@@ -257,52 +313,71 @@ mod tests {
     fn streaming_matches_the_series_on_mean_std_min_max_count() {
         let duration = 10 * S + 300 * MS;
         let mut series = IntervalBins::new(S, duration);
-        let mut stream = StreamingRates::new(S, duration, 2, usize::MAX);
+        let mut stream = StreamingRates::<1>::new(S, duration, 2, usize::MAX);
         let mut now = 0;
         for i in 0..5_000u64 {
             now += (i * 7919) % 4 * MS; // irregular steps, some bins left empty
             let t = now + (i % 13) * MS; // a transmission ending ahead of the clock
             let bytes = 100 + (i * 31) % 1400;
             series.add(t, bytes);
-            stream.add(now, t, bytes);
+            stream.add(now, t, 0, bytes);
         }
         let rates: Vec<f64> = series.rates_bps().iter().skip(2).map(|r| r / 1e6).collect();
         let exact = Stats::from_samples(&rates);
-        let got = stream.summary();
+        let got = stream.summary(0);
         assert_eq!(got.count, exact.count);
         for (a, b) in [(got.mean, exact.mean), (got.std, exact.std), (got.min, exact.min), (got.max, exact.max)] {
             assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{a} vs {b}");
         }
         assert!((got.p50 - exact.p50).abs() <= 0.035 * exact.p50.max(1e-9) + 1e-9, "p50 {} vs {}", got.p50, exact.p50);
         // Bins before `first` still count in the total (only the statistics skip them).
-        assert_eq!(stream.total_bytes(), series.total_bytes());
+        assert_eq!(stream.total_bytes(0), series.total_bytes());
         // Memory: only the bins ahead of the clock stay open.
         assert!(stream.open.len() <= 2, "{} open bins", stream.open.len());
     }
 
     #[test]
     fn bins_outside_first_end_are_not_counted_and_empty_bins_count_as_zero() {
-        let mut s = StreamingRates::new(S, 6 * S, 1, 4);
-        s.add(0, 0, 1_000); // bin 0: not counted
-        s.add(2 * S, 2 * S, 125_000); // bin 2: 1 Mbit/s; bin 1 empty → 0
-        s.add(5 * S, 5 * S, 9_999); // bin 5: not counted; bin 3 empty → 0
-        let st = s.summary();
+        let mut s = StreamingRates::<1>::new(S, 6 * S, 1, 4);
+        s.add(0, 0, 0, 1_000); // bin 0: not counted
+        s.add(2 * S, 2 * S, 0, 125_000); // bin 2: 1 Mbit/s; bin 1 empty → 0
+        s.add(5 * S, 5 * S, 0, 9_999); // bin 5: not counted; bin 3 empty → 0
+        let st = s.summary(0);
         assert_eq!((st.count, st.max, st.min), (3, 1.0, 0.0));
         assert!((st.mean - 1.0 / 3.0).abs() < 1e-12);
-        assert_eq!(s.total_bytes(), 1_000 + 125_000 + 9_999);
+        assert_eq!(s.total_bytes(0), 1_000 + 125_000 + 9_999);
     }
 
     #[test]
     fn removal_ahead_of_the_clock_and_the_partial_last_bin() {
-        let mut s = StreamingRates::new(S, 2500 * MS, 0, usize::MAX);
-        s.add(0, 1500 * MS, 250_000);
-        s.remove(1500 * MS, 125_000);
-        s.add(2 * S, 2 * S + 1, 62_500); // 0.5 Mbit in the 0.5 s last bin
-        s.add(2 * S, 2500 * MS, 1); // at the end: ignored
-        let st = s.summary();
+        let mut s = StreamingRates::<1>::new(S, 2500 * MS, 0, usize::MAX);
+        s.add(0, 1500 * MS, 0, 250_000);
+        s.remove(1500 * MS, 0, 125_000);
+        s.add(2 * S, 2 * S + 1, 0, 62_500); // 0.5 Mbit in the 0.5 s last bin
+        s.add(2 * S, 2500 * MS, 0, 1); // at the end: ignored
+        let st = s.summary(0);
         assert_eq!(st.count, 3);
         assert_eq!((st.min, st.max), (0.0, 1.0));
-        assert_eq!(s.total_bytes(), 125_000 + 62_500);
+        assert_eq!(s.total_bytes(0), 125_000 + 62_500);
+    }
+
+    #[test]
+    fn a_streamed_wire_meter_matches_the_series_per_protocol_and_in_total() {
+        let (mut series, mut stream) = (WireMeter::series(S, 5 * S), WireMeter::streaming(S, 5 * S));
+        let mut now = 0;
+        for i in 0..3_000u64 {
+            now += (i % 5) * MS;
+            let (t, proto, bytes) = (now + (i % 7) * MS, (i % 3 == 0) as usize, 60 + (i * 17) % 1440);
+            series.add(now, t, proto, bytes);
+            stream.add(now, t, proto, bytes);
+        }
+        for (a, b) in [(series.total_summary(), stream.total_summary()), (series.proto_summary(1), stream.proto_summary(1))] {
+            assert_eq!(a.count, b.count);
+            for (x, y) in [(a.mean, b.mean), (a.std, b.std), (a.min, b.min), (a.max, b.max)] {
+                assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{x} vs {y}");
+            }
+        }
+        assert_eq!((series.proto_bytes(0), series.proto_bytes(1)), (stream.proto_bytes(0), stream.proto_bytes(1)));
     }
 
     #[test]

@@ -76,7 +76,7 @@ impl Simulation {
         let flow = &self.flows[f];
         let bins = match &flow.metrics.goodput {
             RateMeter::Series(bins) => bins,
-            RateMeter::Streaming(s) => return s.summary(),
+            RateMeter::Streaming(s) => return s.summary(0),
         };
         let (a, b) = self.bin_range(flow.start, flow.stop);
         let rates = bins.rates_bps();
