@@ -17,11 +17,12 @@ class Stats(TypedDict):
     count: int
 
 class Quantiles(TypedDict):
-    """Delay distribution in ms (percentiles from a log-linear histogram)."""
+    """Delay distribution in ms (percentiles from a log-linear histogram; null where only running
+    statistics were kept: the queueing delay of a link not measured in detail)."""
     mean: float
-    p50: float
-    p95: float
-    p99: float
+    p50: float | None
+    p95: float | None
+    p99: float | None
     max: float
     count: int
 

@@ -25,6 +25,9 @@ pub struct QueueStats {
     chan_loss_bytes: u64,
     delay: LogHistogram,
     delay_stats: RunningStats,
+    /// Is the queueing-delay distribution kept (a detailed link)? Otherwise only its running
+    /// statistics: no per-packet touch of the histogram's buckets.
+    no_histogram: bool,
     // Queue-length step curve.
     last_t: Time,
     cur_pkts: u64,
@@ -38,6 +41,12 @@ pub struct QueueStats {
 impl QueueStats {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Counters and running statistics only: no queueing-delay distribution (its percentiles
+    /// are unknown; `delay_histogram` stays empty).
+    pub fn without_histogram() -> Self {
+        Self { no_histogram: true, ..Self::default() }
     }
 
     /// A packet was accepted into the queue.
@@ -67,7 +76,9 @@ impl QueueStats {
         debug_assert!(sojourn <= now, "sojourn longer than the run so far");
         self.sent_pkts += 1;
         self.sent_bytes += bytes;
-        self.delay.record(sojourn);
+        if !self.no_histogram {
+            self.delay.record(sojourn);
+        }
         self.delay_stats.push(sojourn as f64);
     }
 
@@ -137,6 +148,10 @@ impl QueueStats {
     pub fn delay_stats_ms(&self) -> Stats {
         Stats::from_running_and_histogram(&self.delay_stats, &self.delay, 1.0 / NS_PER_MS)
     }
+    /// Running statistics of the queueing delay in ns (kept with or without the histogram).
+    pub fn delay_running(&self) -> &RunningStats {
+        &self.delay_stats
+    }
     /// Queueing-delay distribution in ns.
     pub fn delay_histogram(&self) -> &LogHistogram {
         &self.delay
@@ -179,6 +194,9 @@ mod tests {
         assert_eq!((q.drops(), q.dropped_bytes(), q.channel_losses()), (1, 1500, 1));
         assert_eq!(q.drop_pct(), 10.0);
         assert_eq!(QueueStats::new().drop_pct(), 0.0);
+        let mut lean = QueueStats::without_histogram();
+        lean.on_dequeue(10, 5, 100);
+        assert_eq!((lean.delay_histogram().count(), lean.delay_stats_ms().count), (0, 1), "running statistics only");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The aggregators as they are reported in the summary: delay quantiles and RFC 3550 jitter as
 //! typed records, and unit and ratio helpers shared by every block of the summary.
 
-use super::{LogHistogram, Rfc3550Jitter};
+use super::{LogHistogram, Rfc3550Jitter, RunningStats};
 use serde::Serialize;
 
 /// Nanoseconds to milliseconds.
@@ -38,9 +38,10 @@ pub fn mean_max(samples: &[f64]) -> (Option<f64>, Option<f64>) {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Quantiles {
     pub mean: f64,
-    pub p50: f64,
-    pub p95: f64,
-    pub p99: f64,
+    /// Null when only running statistics were kept (`of_running_ns`).
+    pub p50: Option<f64>,
+    pub p95: Option<f64>,
+    pub p99: Option<f64>,
     pub max: f64,
     pub count: u64,
 }
@@ -50,12 +51,18 @@ impl Quantiles {
     pub fn of_ns(h: &LogHistogram) -> Option<Self> {
         (h.count() > 0).then(|| Quantiles {
             mean: ms(h.mean()),
-            p50: ms(h.quantile(0.5)),
-            p95: ms(h.quantile(0.95)),
-            p99: ms(h.quantile(0.99)),
+            p50: Some(ms(h.quantile(0.5))),
+            p95: Some(ms(h.quantile(0.95))),
+            p99: Some(ms(h.quantile(0.99))),
             max: ms(h.max() as f64),
             count: h.count(),
         })
+    }
+
+    /// Exact mean, max and count of nanosecond samples without their distribution
+    /// (percentiles null); None when there were none.
+    pub fn of_running_ns(r: &RunningStats) -> Option<Self> {
+        (r.count() > 0).then(|| Quantiles { mean: ms(r.mean()), p50: None, p95: None, p99: None, max: ms(r.max()), count: r.count() })
     }
 }
 

@@ -142,7 +142,7 @@ impl Link {
             loss: LossModel::new(spec.loss),
             rng,
             counters: LinkCounters::default(),
-            stats: QueueStats::new(),
+            stats: if detailed { QueueStats::new() } else { QueueStats::without_histogram() },
             wire: if detailed { WireMeter::series(interval, duration) } else { WireMeter::streaming(interval, duration) },
             scratch: Vec::new(),
             up: true,

@@ -192,7 +192,8 @@ impl Simulation {
             down_drops: c.down_drops,
             mean_rate_mbps: varies.then(|| link.mean_rate_bps(spec.duration) / 1e6),
             drop_pct: pct(drops, c.offered),
-            queue_delay_ms: Quantiles::of_ns(link.stats().delay_histogram()),
+            queue_delay_ms: Quantiles::of_ns(link.stats().delay_histogram())
+                .or_else(|| Quantiles::of_running_ns(link.stats().delay_running())),
             queue_pkts_mean: finite(link.stats().mean_len_packets(spec.duration)),
             queue_pkts_max: link.stats().max_len_packets(),
             jitter_ms: self.link_traces[i].as_ref().and_then(|t| t.jitter.as_ref()).and_then(JitterSummary::of),
