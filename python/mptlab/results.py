@@ -7,9 +7,10 @@ Output folder layout (see docs/cli.md):
     run.json            provenance: version, wall time, start time, host, python, platform,
                         scenario path, seed, overrides
     timeseries.parquet  long-format interval bins and traces: series, entity, t_s, value
-    flows.parquet       runs of more than FLOWS_IN_SUMMARY flows only: one row per flow (the
+    flows.parquet       runs of more than RECORDS_IN_SUMMARY flows only: one row per flow (the
                         flow records, flattened: `goodput_mbps.mean`, …); summary.json then
-                        holds `flows: []` and `flows_table` (file and row count)
+                        keeps only the flows measured in detail and `flows_table`
+    links.parquet       the same for runs of more than RECORDS_IN_SUMMARY link directions
     goodput.png         goodput over time per flow (per group mean above 12 flows)
     queue_delay.png     queue delay over time per link that carried traffic
 
@@ -43,11 +44,13 @@ TIMESERIES_SCHEMA = pa.schema(
 SUMMARY = "summary.json"
 RUN_INFO = "run.json"
 TIMESERIES = "timeseries.parquet"
-FLOWS = "flows.parquet"
-#: Above this many flows the per-flow records go to flows.parquet instead of summary.json
-#: (12,000 flow records are tens of MB of JSON that no reader wants to parse; the summary keeps
-#: per-group sums and distributions in `groups`).
-FLOWS_IN_SUMMARY = 1000
+#: Above this many flows (link directions) every flow (link) record goes to flows.parquet
+#: (links.parquet) and summary.json keeps only those measured in detail (`detailed`), if at most
+#: this many: 12,000 devices' records are tens of MB of JSON that no reader wants to parse, and
+#: the summary keeps per-group sums and distributions in `groups`.
+RECORDS_IN_SUMMARY = 1000
+#: The record lists that move to a table, and their files.
+TABLES = {"flows": "flows.parquet", "links": "links.parquet"}
 
 
 @dataclass
@@ -63,9 +66,10 @@ class Result:
     out: Path | None = None
     #: Provenance (the contents of run.json).
     run_info: dict[str, Any] = field(default_factory=dict)
-    #: Runs of more than FLOWS_IN_SUMMARY flows: every flow record, one row each (flows.parquet);
-    #: None otherwise (the records are in `summary["flows"]`).
-    flows_table: pa.Table | None = None
+    #: Runs of more than RECORDS_IN_SUMMARY flows / link directions: every record, one row each
+    #: (flows.parquet, links.parquet), by list name; empty otherwise (the records are all in the
+    #: summary).
+    tables: dict[str, pa.Table] = field(default_factory=dict)
 
     @property
     def seed(self) -> int:
@@ -96,22 +100,34 @@ def summary_text(summary: dict[str, Any]) -> str:
     return json.dumps(summary, indent=2, sort_keys=True) + "\n"
 
 
-def split_flows(summary: dict[str, Any], limit: int = FLOWS_IN_SUMMARY) -> tuple[dict[str, Any], pa.Table | None]:
-    """Move the flow records of a run with more than `limit` flows out of the summary into a
-    table (one row per flow, nested keys flattened with dots, lists as JSON text); the summary
-    keeps `flows: []` and `flows_table: {file, rows}`. Smaller runs are returned unchanged."""
-    flows = summary.get("flows", [])
-    if len(flows) <= limit:
-        return summary, None
+def split_records(summary: dict[str, Any], limit: int = RECORDS_IN_SUMMARY) -> tuple[dict[str, Any], dict[str, pa.Table]]:
+    """Move the flow and link records of a large run out of the summary into tables.
+
+    A list (`flows`, `links`) with more than `limit` records becomes a table, one row per
+    record (nested keys flattened with dots, lists and tables as JSON text); the summary keeps
+    the records measured in detail (`detailed`, none if more than `limit`) and
+    `<list>_table: {file, rows}`. Shorter lists stay in the summary; so does everything else."""
+    rest, tables = dict(summary), {}
+    for key, file in TABLES.items():
+        records = summary.get(key, [])
+        if len(records) <= limit:
+            continue
+        tables[key] = records_table(records)
+        kept = [r for r in records if r.get("detailed")]
+        rest[key] = kept if len(kept) <= limit else []
+        rest[f"{key}_table"] = {"file": file, "rows": len(records)}
+    return rest, tables
+
+
+def records_table(records: list[dict[str, Any]]) -> pa.Table:
+    """Records as a table: nested keys flattened with dots, lists and tables as JSON text."""
     import pandas as pd
 
-    df = pd.json_normalize(flows, sep=".")
+    df = pd.json_normalize(records, sep=".")
     for col in df.columns:
         if df[col].map(lambda v: isinstance(v, (list, dict))).any():
             df[col] = df[col].map(lambda v: None if v is None else json.dumps(v, sort_keys=True))
-    table = pa.Table.from_pandas(df, preserve_index=False)
-    rest = {**summary, "flows": [], "flows_table": {"file": FLOWS, "rows": len(flows)}}
-    return rest, table
+    return pa.Table.from_pandas(df, preserve_index=False)
 
 
 def timeseries_table(columns: dict[str, Any]) -> pa.Table:
@@ -133,9 +149,8 @@ def write_run(res: Result, plots: bool = True) -> list[Path]:
         write_text(out / RUN_INFO, json.dumps(res.run_info, indent=2, sort_keys=True) + "\n"),
         atomic_write(out / TIMESERIES, lambda f: pq.write_table(res.timeseries, f, compression="zstd")),
     ]
-    if res.flows_table is not None:
-        flows = res.flows_table
-        written.append(atomic_write(out / FLOWS, lambda f: pq.write_table(flows, f, compression="zstd")))
+    for key, table in res.tables.items():
+        written.append(atomic_write(out / TABLES[key], lambda f, t=table: pq.write_table(t, f, compression="zstd")))
     if plots:
         from mptlab import plots as plotting
 

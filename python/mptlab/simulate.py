@@ -91,8 +91,8 @@ def execute(
     # from the simulation's own wall time (which events/s and packets/s are computed from).
     info["results_s"] = round(time.perf_counter() - t0 - wall_s, 6)
 
-    summary, flows_table = results.split_flows(output.summary)
-    res = results.Result(summary=summary, timeseries=table, out=out_dir, run_info=info, flows_table=flows_table)
+    summary, tables = results.split_records(output.summary)
+    res = results.Result(summary=summary, timeseries=table, out=out_dir, run_info=info, tables=tables)
     if out_dir is not None:
         results.write_run(res, plots=plots)
         (out_dir / INCOMPLETE).unlink(missing_ok=True)

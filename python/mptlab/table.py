@@ -38,7 +38,7 @@ def flows_table(summary: dict[str, Any]) -> Table:
     moved = summary.get("flows_table")
     if moved:
         # A large run: the records are in flows.parquet; the groups table below sums them.
-        title = f"flows ({moved['rows']}: records in {moved['file']}, see groups)"
+        title = f"flows ({len(flows)} of {moved['rows']}: all records in {moved['file']}, see groups)"
     t = Table(title=title, title_justify="left", header_style="bold")
     t.add_column("flow", no_wrap=True)
     t.add_column("protocol/cc", no_wrap=True)
@@ -104,6 +104,9 @@ def links_table(summary: dict[str, Any]) -> Table:
     links = [l for l in summary.get("links") or [] if (l.get("packets") or 0) > 0]
     idle = len(summary.get("links") or []) - len(links)
     title = f"links with traffic ({len(links)}" + (f"; {idle} idle)" if idle else ")")
+    moved = summary.get("links_table")
+    if moved:
+        title += f"; all {moved['rows']} link directions in {moved['file']}"
     if len(links) > MAX_ROWS:
         # Show the busiest: highest mean throughput first.
         links = sorted(links, key=lambda l: -(stat(l, "throughput_mbps", "mean") or 0.0))

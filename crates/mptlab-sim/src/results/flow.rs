@@ -12,6 +12,8 @@ pub struct FlowSummary {
     pub name: String,
     /// The scenario flow entry the flow came from.
     pub group: String,
+    /// Measured in detail (`metrics.detail_flows`): series, traces, delay distributions.
+    pub detailed: bool,
     /// `tcp`, `udp`, `mptcp`, `quic` or `mpquic`.
     pub protocol: &'static str,
     /// The congestion controller's canonical name; null for UDP.

@@ -64,6 +64,7 @@ mod tests {
         FlowSummary {
             name: "f".into(),
             group: "g".into(),
+            detailed: true,
             protocol: "udp",
             cc: None,
             src: "a".into(),

@@ -10,6 +10,8 @@ pub struct LinkSummary {
     pub name: String,
     pub from: String,
     pub to: String,
+    /// Measured in detail (`metrics.detail_links`): series, traces, delay distribution.
+    pub detailed: bool,
     /// Configured rate, Mbit/s.
     pub rate_mbps: f64,
     /// Wire throughput per interval, all protocols, Mbit/s.

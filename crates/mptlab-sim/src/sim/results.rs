@@ -140,6 +140,7 @@ impl Simulation {
         FlowSummary {
             name: fs.name.clone(),
             group: fs.group.clone(),
+            detailed: spec.metrics.flow_detailed(i),
             protocol: fs.transport.protocol_name(),
             cc,
             src: self.node_name(fs.src),
@@ -181,6 +182,7 @@ impl Simulation {
             name: ls.name.clone(),
             from: self.node_name(ls.from),
             to: self.node_name(ls.to),
+            detailed: spec.metrics.link_detailed(i),
             rate_mbps: ls.rate_bps as f64 / 1e6,
             throughput_mbps: wire.total_summary(),
             bytes: c.transmitted_bytes,
