@@ -116,7 +116,7 @@ impl Simulation {
     }
 
     fn summary_json(&self) -> String {
-        self.sim.summary(&self.canonical).to_string()
+        self.sim.run_summary(&self.canonical).to_json_string()
     }
 
     /// Long-format columns: series, entity, t_s, value.

@@ -68,3 +68,10 @@ fn undetailed_entries_leave_no_time_series() {
     assert!(entities.contains("uploads#0") && entities.contains("backhaul") && entities.contains("backhaul.rev"));
     assert!(!entities.iter().any(|e| e.starts_with("sensors") || e.starts_with("ue#") || e.starts_with("server")), "{entities:?}");
 }
+
+#[test]
+fn the_summary_text_and_the_summary_tree_are_the_same_json() {
+    let (sim, scenario) = common::run(&groups_with(""), None);
+    let text: Value = serde_json::from_str(&sim.run_summary(&scenario).to_json_string()).unwrap();
+    assert_eq!(text, sim.summary(&scenario));
+}

@@ -30,4 +30,11 @@ impl RunSummary<'_> {
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).expect("a summary is plain data")
     }
+
+    /// The summary as JSON text, written straight from the typed records (keys in field order;
+    /// summary.json sorts them). No intermediate `Value` tree: for 12,000 flows and 24,000
+    /// link directions that tree costs hundreds of MB.
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string(self).expect("a summary is plain data")
+    }
 }
