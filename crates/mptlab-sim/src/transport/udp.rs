@@ -101,4 +101,9 @@ impl Endpoint for UdpConn {
     fn summary(&self, _: &SummaryInput) -> TransportPart {
         TransportPart::default()
     }
+
+    /// Counters only: nothing grows.
+    fn memory_footprint(&self) -> usize {
+        0
+    }
 }

@@ -239,4 +239,8 @@ impl Endpoint for MptcpConn {
         });
         super::summary::part(&self.snd, &self.rcv, &input.paths, traces.as_ref(), spec.scheduler.name(), input.end)
     }
+
+    fn memory_footprint(&self) -> usize {
+        self.snd.memory_footprint() + self.rcv.memory_footprint()
+    }
 }

@@ -29,6 +29,8 @@ pub struct QuicPair {
     ifaces: PathInterfaces,
     /// The endpoint to poll after the last input.
     polling: Option<End>,
+    /// A file's last bytes wait for room in the send buffer: the FIN goes with them.
+    finish_when_written: bool,
 }
 
 impl QuicPair {
@@ -47,6 +49,16 @@ impl QuicPair {
             paths: n,
             ifaces: PathInterfaces::new(&q.paths),
             polling: None,
+            finish_when_written: false,
+        }
+    }
+
+    /// A file's FIN once its last byte is in the send buffer (`wanted` bytes asked, `accepted` taken).
+    #[inline]
+    fn finish_if_written(&mut self, accepted: u64, wanted: u64) {
+        if self.finish_when_written && accepted == wanted {
+            self.finish_when_written = false;
+            self.cli.finish();
         }
     }
 
@@ -66,27 +78,34 @@ impl Endpoint for QuicPair {
 
     fn start(&mut self, now: Time, app: AppStart, _: &mut Outbox) -> u64 {
         self.cli.start(now);
-        if app.bulk {
+        let accepted = if app.bulk {
             self.cli.set_unlimited();
+            app.bytes
         } else {
-            self.cli.write(app.bytes);
-        }
+            self.cli.write(app.bytes)
+        };
         if app.file {
-            self.cli.finish();
+            self.finish_when_written = true;
+            self.finish_if_written(accepted, app.bytes);
         }
         self.polling = Some(End::Sender);
-        app.bytes
+        accepted
     }
 
-    /// The send buffer is unbounded: a write is never blocked.
+    /// Up to the send buffer's room (`QuicConfig::send_buffer`); the writer blocks on the rest
+    /// and the simulation writes it again when a packet reaches the client.
     #[inline]
     fn write(&mut self, _: Time, bytes: u64, _: &mut Outbox) -> u64 {
-        self.cli.write(bytes);
-        self.polling = Some(End::Sender);
-        bytes
+        let accepted = self.cli.write(bytes);
+        if accepted > 0 {
+            self.polling = Some(End::Sender);
+        }
+        self.finish_if_written(accepted, bytes);
+        accepted
     }
 
     fn finish(&mut self) {
+        self.finish_when_written = false;
         self.cli.finish();
     }
 
@@ -172,5 +191,9 @@ impl Endpoint for QuicPair {
     fn summary(&self, input: &SummaryInput) -> TransportPart {
         let TransportSpec::Quic(spec) = input.spec else { return TransportPart::default() };
         super::summary::part(&self.cli, &self.srv, &input.paths, &spec.quic, spec.scheduler.name(), input.start)
+    }
+
+    fn memory_footprint(&self) -> usize {
+        self.cli.memory_footprint() + self.srv.memory_footprint()
     }
 }

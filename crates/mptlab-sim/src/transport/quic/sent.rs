@@ -142,6 +142,12 @@ impl<F> Default for SentPackets<F> {
 }
 
 impl<F> SentPackets<F> {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        deque(&self.slots)
+    }
+
     pub fn new() -> Self {
         Self {
             slots: VecDeque::with_capacity(256),

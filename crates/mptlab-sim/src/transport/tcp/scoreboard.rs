@@ -10,6 +10,7 @@
 
 use super::super::segment::SackBlock;
 use super::rate::TxState;
+use crate::transport::footprint;
 use mptlab_engine::Time;
 use std::collections::VecDeque;
 
@@ -113,6 +114,11 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// Bytes its segment records and SACK ranges hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        footprint::deque(&self.segs) + footprint::slice(&self.ranges)
+    }
+
     pub fn new() -> Self {
         Self { segs: VecDeque::with_capacity(1024), ..Default::default() }
     }
