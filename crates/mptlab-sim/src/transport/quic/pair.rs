@@ -21,12 +21,14 @@ use mptlab_engine::{Handle, Time};
 /// The pass in which multipath QUIC's path manager reacts to interface changes (after MPTCP's).
 const PATH_MANAGER_PASS: usize = 1;
 
+/// Kept inline in `AnyEndpoint` (and so in every `Flow`): 32 bytes, the interface map apart.
 pub struct QuicPair {
     pub cli: Box<QuicConn>,
     pub srv: Box<QuicConn>,
+    /// Read only on interface changes.
+    ifaces: Box<PathInterfaces>,
     multipath: bool,
-    paths: usize,
-    ifaces: PathInterfaces,
+    paths: u8,
     /// The endpoint to poll after the last input.
     polling: Option<End>,
     /// A file's last bytes wait for room in the send buffer: the FIN goes with them.
@@ -46,8 +48,8 @@ impl QuicPair {
             cli: Box::new(cli),
             srv: Box::new(srv),
             multipath: q.quic.multipath,
-            paths: n,
-            ifaces: PathInterfaces::new(&q.paths),
+            paths: n as u8,
+            ifaces: Box::new(PathInterfaces::new(&q.paths)),
             polling: None,
             finish_when_written: false,
         }
@@ -73,7 +75,7 @@ impl QuicPair {
 
 impl Endpoint for QuicPair {
     fn paths(&self) -> usize {
-        self.paths
+        self.paths as usize
     }
 
     fn start(&mut self, now: Time, app: AppStart, _: &mut Outbox) -> u64 {
