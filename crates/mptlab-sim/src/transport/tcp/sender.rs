@@ -372,7 +372,8 @@ impl TcpSender {
     #[inline]
     fn note_cc_state(&mut self, now: Time) {
         let state = self.cc.state_name();
-        if self.cc_state != Some(state) {
+        // The names are constants: the same pointer is the same name, without a memcmp per ACK.
+        if self.cc_state.is_none_or(|s| !std::ptr::eq(s, state) && s != state) {
             self.cc_state = Some(state);
             if let Some(h) = self.cc_history.as_mut() {
                 h.push((now, state));
