@@ -150,7 +150,9 @@ impl<F> SentPackets<F> {
 
     pub fn new() -> Self {
         Self {
-            slots: VecDeque::with_capacity(256),
+            // Grows to the largest flight (a fixed 256 records per path became resident page by
+            // page as the ring's head walked through it: memory that grew with run length).
+            slots: VecDeque::new(),
             largest_sent: None,
             last_sent_time: 0,
             bytes_in_flight: 0,

@@ -119,8 +119,11 @@ impl Scoreboard {
         footprint::deque(&self.segs) + footprint::slice(&self.ranges)
     }
 
+    /// Empty: the record ring grows to the largest flight the sender has had. A fixed 1,024
+    /// records (72 KB) per sender was mostly untouched, and became resident page by page as the
+    /// ring's head walked through it, so memory grew with run length (issue 20: 1,000 flows).
     pub fn new() -> Self {
-        Self { segs: VecDeque::with_capacity(1024), ..Default::default() }
+        Self::default()
     }
 
     pub fn is_empty(&self) -> bool {
