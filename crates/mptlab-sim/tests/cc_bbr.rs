@@ -37,6 +37,7 @@ struct Run {
 fn run(toml: &str, warmup_s: u64) -> Run {
     let wall = Instant::now();
     let (mut sim, _) = build(toml, None);
+    keep_cc_history(&mut sim);
     let l = link_index(&sim, "path");
     sim.advance(warmup_s * SECOND);
     let before = sim.hops[l].stats().delay_stats_ms();

@@ -78,7 +78,7 @@ struct Outcome {
 
 fn run_path(p: &Path, warmup_s: u64) -> Outcome {
     let t0 = Instant::now();
-    let (sim, _) = run(&scenario(p), None);
+    let (sim, _) = run_keeping_cc_history(&scenario(p), None);
     let f = flow_index(&sim, "bulk");
     let goodput = goodput_bps(&sim, f, warmup_s, p.secs);
     let (snd, _) = tcp(&sim, f);

@@ -35,7 +35,7 @@ fn scenario(rate: &str, delay: &str, secs: u64, cc_options: &str) -> String {
 
 /// Goodput over [WARMUP_S, DURATION_S) as a share of the link's maximum goodput.
 fn utilisation(rate_bps: f64, delay: &str, rate: &str, cc_options: &str) -> f64 {
-    let (sim, summary) = run(&scenario(rate, delay, DURATION_S, cc_options), None);
+    let (sim, summary) = run_keeping_cc_history(&scenario(rate, delay, DURATION_S, cc_options), None);
     assert_eq!(summary["flows"][0]["cc"], "cubic", "the flow runs CUBIC");
     let (snd, _) = tcp(&sim, 0);
     let max = rate_bps * MSS / (MSS + 40.0);

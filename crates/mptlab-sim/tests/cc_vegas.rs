@@ -70,7 +70,7 @@ struct Outcome {
 }
 
 fn run_one(&(rate_mbps, delay_ms): &(u32, u32), queue_limit: &str) -> Outcome {
-    let (sim, summary) = run(&scenario(rate_mbps, delay_ms, queue_limit), None);
+    let (sim, summary) = run_keeping_cc_history(&scenario(rate_mbps, delay_ms, queue_limit), None);
     let ts = sim.timeseries();
     let queue: Vec<f64> = (0..ts.series.len())
         .filter(|&i| ts.series[i] == "queue_pkts" && ts.entity[i] == "bottleneck" && ts.t_s[i] >= WARMUP_S as f64)

@@ -14,6 +14,7 @@ const QUIC: &[&str] = &[
     "cid_len",
     "max_data",
     "max_stream_data",
+    "send_buffer",
     "max_ack_delay",
     "ack_eliciting_threshold",
     "streams",
@@ -76,6 +77,13 @@ fn quic_opts(key: &str, v: &Value, multipath: bool) -> Result<(QuicConfig, PrefL
         cid_len: t.or("cid_len", def.cid_len, |k, v| small(k, v, 0, 20))?,
         max_data: t.or("max_data", def.max_data, window)?,
         max_stream_data: t.or("max_stream_data", def.max_stream_data, window)?,
+        send_buffer: t.or("send_buffer", def.send_buffer, |k, v| {
+            let s = r::size(k, v)?;
+            if s.0 < 1 {
+                return fail(k, "a send buffer must hold at least one byte");
+            }
+            Ok(s.0)
+        })?,
         max_ack_delay: t.or("max_ack_delay", def.max_ack_delay, |k, v| {
             let d = r::time(k, v)?;
             if d.0 >= 1 << 44 {

@@ -130,4 +130,8 @@ impl Endpoint for AnyEndpoint {
     fn summary(&self, input: &SummaryInput) -> TransportPart {
         dispatch!(self, e => e.summary(input))
     }
+
+    fn memory_footprint(&self) -> usize {
+        dispatch!(self, e => e.memory_footprint())
+    }
 }

@@ -201,4 +201,8 @@ pub trait Endpoint {
 
     /// The transport's part of the flow's summary record (`transport/<name>/summary.rs`).
     fn summary(&self, input: &SummaryInput) -> TransportPart;
+
+    /// Bytes held by the flow's growable containers, by length (`transport::footprint`): its
+    /// memory beyond the fixed-size structs, which must not grow with run length.
+    fn memory_footprint(&self) -> usize;
 }

@@ -112,3 +112,19 @@ fn quic_path_manager_reacts_in_the_second_pass_and_polls_the_client() {
     let (_, wakes) = drain(&mut ep, 1, &mut out, &mut bodies);
     assert_eq!(slots(&wakes), vec![SLOT_SENDER], "the client is polled after the change");
 }
+
+/// `Vec<Flow>` holds every endpoint inline, each as large as the largest variant: a field added
+/// to a variant's inline part would spread every single-path TCP flow (issue 20's hot/cold
+/// layout; the state each packet touches beyond a few pointers is boxed).
+#[test]
+fn every_endpoint_variant_stays_within_single_path_tcps_size_class() {
+    use super::any::AnyEndpoint;
+    use super::mptcp::MptcpConn;
+    use super::quic::QuicPair;
+    use super::tcp::TcpConn;
+    use super::udp::UdpConn;
+    use std::mem::size_of;
+    let sizes = [size_of::<TcpConn>(), size_of::<UdpConn>(), size_of::<MptcpConn>(), size_of::<QuicPair>()];
+    assert!(sizes.iter().all(|&s| s <= 32), "inline sizes {sizes:?} (TCP, UDP, MPTCP, QUIC)");
+    assert!(size_of::<AnyEndpoint>() <= 40, "AnyEndpoint is {} B", size_of::<AnyEndpoint>());
+}

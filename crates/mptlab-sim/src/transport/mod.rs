@@ -10,6 +10,7 @@ pub mod endpoint;
 #[cfg(test)]
 mod endpoint_tests;
 pub mod flow_metrics;
+pub mod footprint;
 pub mod interfaces;
 pub mod mptcp;
 pub mod multipath;

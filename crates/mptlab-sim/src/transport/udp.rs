@@ -34,17 +34,20 @@ impl UdpReceiver {
 
 /// A UDP flow behind the endpoint interface (`transport/endpoint.rs`): each write leaves as
 /// datagrams of at most `payload` bytes, numbered from 0; no timers, no feedback.
+///
+/// Kept inline in `AnyEndpoint`: the receiver's counters are boxed so this stays 32 bytes,
+/// within single-path TCP's size class (`AnyEndpoint` is as large as its largest variant).
 pub struct UdpConn {
     pub payload: u32,
     pub next_seq: u64,
-    pub rcv: UdpReceiver,
+    pub rcv: Box<UdpReceiver>,
     /// Bytes written and not yet cut into datagrams (drained by `poll_transmit`).
     unsent: u64,
 }
 
 impl UdpConn {
     pub fn new(payload: u32) -> Self {
-        Self { payload, next_seq: 0, rcv: UdpReceiver::default(), unsent: 0 }
+        Self { payload, next_seq: 0, rcv: Box::default(), unsent: 0 }
     }
 }
 
@@ -100,5 +103,10 @@ impl Endpoint for UdpConn {
     /// UDP keeps no transport state worth reporting: the flow's own counters say it all.
     fn summary(&self, _: &SummaryInput) -> TransportPart {
         TransportPart::default()
+    }
+
+    /// Counters only: nothing grows.
+    fn memory_footprint(&self) -> usize {
+        0
     }
 }

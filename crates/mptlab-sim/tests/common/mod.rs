@@ -37,6 +37,25 @@ pub fn run(toml: &str, seed: Option<u64>) -> (Simulation, serde_json::Value) {
     (sim, summary)
 }
 
+/// Keep every TCP flow's controller state changes (`TcpSender::cc_state_changes`), off by
+/// default since a long run's history grows without end; call before the run starts.
+pub fn keep_cc_history(sim: &mut Simulation) {
+    for f in &mut sim.flows {
+        if let AnyEndpoint::Tcp(c) = &mut f.endpoint {
+            c.snd.keep_cc_history();
+        }
+    }
+}
+
+/// `run`, keeping every TCP flow's controller state changes.
+pub fn run_keeping_cc_history(toml: &str, seed: Option<u64>) -> (Simulation, serde_json::Value) {
+    let (mut sim, canonical) = build(toml, seed);
+    keep_cc_history(&mut sim);
+    sim.run_to_end();
+    let summary = sim.summary(&canonical);
+    (sim, summary)
+}
+
 /// Index of the flow called `name` (after expansion: `bulk`, `bulk#3`).
 pub fn flow_index(sim: &Simulation, name: &str) -> usize {
     sim.spec.flows.iter().position(|f| f.name == name).unwrap_or_else(|| panic!("no flow named {name}"))

@@ -21,19 +21,27 @@ use mptlab_engine::{Handle, Time};
 /// The pass in which MPTCP's path manager reacts to interface changes.
 const PATH_MANAGER_PASS: usize = 0;
 
+/// Kept inline in `AnyEndpoint` (and so in every `Flow`): only what each packet touches, 32
+/// bytes, so the enum stays as small as single-path TCP's needs; the path manager's state is
+/// apart (`PathManager`).
 pub struct MptcpConn {
     pub snd: Box<MptcpSender>,
     pub rcv: Box<MptcpReceiver>,
+    pm: Box<PathManager>,
+    /// The sender ran: joins that became due and the timers of touched subflows are pending.
+    sender_ran: bool,
+    /// The receiver of this subflow ran: its delayed-ACK timer is pending.
+    receiver_ran: Option<u8>,
+    /// The path manager re-created this subflow: its join is pending.
+    reopened: Option<u8>,
+}
+
+/// What only interface changes need (cold).
+struct PathManager {
     /// The subflows' controller, to build a fresh one for a subflow the path manager closes.
     cc: CcConfig,
     params: CcParams,
     ifaces: PathInterfaces,
-    /// The sender ran: joins that became due and the timers of touched subflows are pending.
-    sender_ran: bool,
-    /// The receiver of this subflow ran: its delayed-ACK timer is pending.
-    receiver_ran: Option<usize>,
-    /// The path manager re-created this subflow: its join is pending.
-    reopened: Option<usize>,
 }
 
 impl MptcpConn {
@@ -53,9 +61,7 @@ impl MptcpConn {
         Self {
             snd: Box::new(snd),
             rcv: Box::new(rcv),
-            cc: m.cc.clone(),
-            params,
-            ifaces: PathInterfaces::new(&m.paths),
+            pm: Box::new(PathManager { cc: m.cc.clone(), params, ifaces: PathInterfaces::new(&m.paths) }),
             sender_ran: false,
             receiver_ran: None,
             reopened: None,
@@ -85,7 +91,7 @@ impl MptcpConn {
                 out.wakes.push(Wake::Timer { slot: base + SLOT_PACER, deadline: self.snd.pacing_deadline(path) });
             }
         }
-        if let Some(path) = self.receiver_ran.take() {
+        if let Some(path) = self.receiver_ran.take().map(usize::from) {
             out.wakes.push(Wake::Timer { slot: SLOTS_PER_PATH * path + SLOT_RECEIVER, deadline: self.rcv.deadline(path) });
         }
     }
@@ -122,7 +128,7 @@ impl Endpoint for MptcpConn {
     fn on_packet(&mut self, now: Time, at: End, path: usize, p: &Packet, _: &Bodies, _: Handle, out: &mut Outbox) -> u64 {
         match at {
             End::Receiver => {
-                self.receiver_ran = Some(path);
+                self.receiver_ran = Some(path as u8);
                 if p.epoch != self.rcv.subs[path].epoch {
                     return 0; // a packet of a closed subflow incarnation
                 }
@@ -140,7 +146,7 @@ impl Endpoint for MptcpConn {
         let path = slot / SLOTS_PER_PATH;
         if slot % SLOTS_PER_PATH == SLOT_RECEIVER {
             self.rcv.on_timer(now, path, out.headers_from(End::Receiver, path));
-            self.receiver_ran = Some(path);
+            self.receiver_ran = Some(path as u8);
         } else {
             self.snd.on_timer(now, path, &mut out.segs);
             self.sender_ran = true;
@@ -157,19 +163,19 @@ impl Endpoint for MptcpConn {
     /// interface goes down is closed (its data is reinjected on the others, it restarts later
     /// with a fresh controller) and joined again `join_delay` after the interface comes back.
     fn on_interface(&mut self, now: Time, pass: usize, path: usize, link: u32, up: bool, out: &mut Outbox) -> bool {
-        if pass != PATH_MANAGER_PASS || !self.ifaces.touches(path, link) {
+        if pass != PATH_MANAGER_PASS || !self.pm.ifaces.touches(path, link) {
             return false;
         }
         if up {
             if self.snd.reopen_subflow(path) {
-                self.reopened = Some(path);
+                self.reopened = Some(path as u8);
             }
             return true;
         }
         if self.snd.subs[path].state != SubState::Closed {
-            let epoch = self.snd.close_subflow(now, path, self.cc.build(self.params), &mut out.segs);
+            let epoch = self.snd.close_subflow(now, path, self.pm.cc.build(self.pm.params), &mut out.segs);
             self.rcv.reset_subflow(path, epoch);
-            self.receiver_ran = Some(path);
+            self.receiver_ran = Some(path as u8);
         }
         self.sender_ran = true;
         true
@@ -238,5 +244,9 @@ impl Endpoint for MptcpConn {
             data_ack_delay: &mp.data_ack_delay,
         });
         super::summary::part(&self.snd, &self.rcv, &input.paths, traces.as_ref(), spec.scheduler.name(), input.end)
+    }
+
+    fn memory_footprint(&self) -> usize {
+        self.snd.memory_footprint() + self.rcv.memory_footprint()
     }
 }

@@ -62,6 +62,12 @@ pub struct PathDelays {
 }
 
 impl PathDelays {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        self.placed.iter().map(deque).sum::<usize>() + slice(&self.placed) + slice(&self.interval_max)
+    }
+
     pub fn new(paths: usize) -> Self {
         PathDelays { placed: vec![VecDeque::new(); paths], interval_max: vec![None; paths] }
     }

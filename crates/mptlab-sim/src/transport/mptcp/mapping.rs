@@ -23,6 +23,12 @@ pub struct Mappings {
 }
 
 impl Mappings {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        deque(&self.q)
+    }
+
     pub fn push(&mut self, m: Mapping) {
         debug_assert!(self.q.back().is_none_or(|b| b.ssn + b.len as u64 == m.ssn), "mappings must be contiguous");
         self.q.push_back(m);

@@ -18,11 +18,17 @@
 //! Interpretations and omissions:
 //! - The reordering rule applies only once an ack-eliciting packet has been received (the RFC
 //!   compares with "the highest-numbered ack-eliciting packet that has been received").
-//! - At most `max_tracked_ranges` ranges are kept; the oldest is dropped and everything below it
-//!   is then refused as a duplicate ("maintaining a minimum packet number that increases as
-//!   ranges are discarded", §13.2.3). Ranges no longer reported are still kept for duplicate
-//!   detection. The largest range is always reported, even when it lies below that floor (a
-//!   late packet), so that an ACK that is due always has a frame.
+//! - Ranges no longer reported (wholly at or below the acknowledged floor, apart from the largest
+//!   range) are discarded, and everything up to the highest of them is then refused as a
+//!   duplicate ("maintaining a minimum packet number that increases as ranges are discarded",
+//!   §13.2.3; quinn drops acknowledged ranges the same way, `PendingAcks::subtract_below`, and
+//!   refuses packets older than its `Dedup` window). So what a receiver keeps depends on the
+//!   losses of the last round trips, not on how long it has run (issue 20). A packet that
+//!   arrives more than a round trip after its successors is refused (a loss to the sender).
+//! - At most `max_tracked_ranges` ranges are kept; the oldest is dropped and the floor rises
+//!   in the same way (a peer that never acknowledges our ACKs). The largest range is always
+//!   reported, even when it lies below the acknowledged floor (a late packet), so that an ACK
+//!   that is due always has a frame.
 //! - ECN counts, the ACK Delay exponent and the ACK frequency extension are not modelled.
 
 use mptlab_engine::Time;
@@ -94,6 +100,12 @@ pub struct AckManager {
 }
 
 impl AckManager {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        slice(&self.ranges)
+    }
+
     pub fn new(cfg: AckConfig) -> Self {
         assert!(cfg.ack_eliciting_threshold >= 1 && cfg.max_ack_ranges >= 1 && cfg.max_tracked_ranges >= 1);
         Self {
@@ -232,7 +244,16 @@ impl AckManager {
     /// A packet carrying an ACK frame of ours whose Largest Acknowledged was `largest` has been
     /// acknowledged by the peer: stop reporting packets at or below it (§13.2.4).
     pub fn on_ack_frame_acked(&mut self, largest: u64) {
-        self.acked_floor = Some(self.acked_floor.map_or(largest, |f| f.max(largest)));
+        let floor = self.acked_floor.map_or(largest, |f| f.max(largest));
+        self.acked_floor = Some(floor);
+        // The ranges no frame reports any more (all but the largest, at or below the floor)
+        // go; what they covered is refused from now on.
+        let reported_always = self.ranges.len().saturating_sub(1);
+        let gone = self.ranges[..reported_always].partition_point(|r| r.1 <= floor);
+        if gone > 0 {
+            self.min_accepted = self.min_accepted.max(self.ranges[gone - 1].1 + 1);
+            self.ranges.drain(..gone);
+        }
     }
 
     /// Received ranges, ascending (tests, traces).

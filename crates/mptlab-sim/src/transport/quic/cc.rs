@@ -126,6 +126,12 @@ pub struct QuicCongestion {
 }
 
 impl QuicCongestion {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        self.snapshots.as_ref().map_or(0, deque)
+    }
+
     pub fn new(cc: AnyCc, max_datagram_size: u32) -> Self {
         assert!(max_datagram_size > 0, "max_datagram_size must be positive");
         let mut q = Self {

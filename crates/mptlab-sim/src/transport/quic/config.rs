@@ -18,6 +18,11 @@ pub struct QuicConfig {
     pub max_data: u64,
     /// initial_max_stream_data_bidi_* (§18.2): the receiver's window per stream.
     pub max_stream_data: u64,
+    /// The client's send buffer: bytes the application has written and the peer has not yet
+    /// acknowledged (STREAM bytes in acknowledged frames, in or out of order, no longer count;
+    /// as quinn's `send_window` counts `unacked_data`). A write takes what fits and the
+    /// application blocks on the rest. Bulk (greedy) applications are not limited by it.
+    pub send_buffer: u64,
     /// max_ack_delay (§18.2).
     pub max_ack_delay: Time,
     /// Ack-eliciting packets received before an ACK is sent at once (§13.2.2: 2).
@@ -53,6 +58,10 @@ impl Default for QuicConfig {
             cid_len: 8,
             max_data: 16 << 20,
             max_stream_data: 8 << 20,
+            // 4 MiB, as TCP's and MPTCP's send buffer here (Linux tcp_wmem[2]): every protocol
+            // buffers as much unacknowledged data per connection. quinn's default send_window
+            // (8 × 1.25 MB stream window) is the same order.
+            send_buffer: 4 << 20,
             max_ack_delay: 25 * MILLISECOND,
             ack_eliciting_threshold: 2,
             streams: 1,

@@ -146,6 +146,23 @@ pub struct QuicConn {
 }
 
 impl QuicConn {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        let paths: usize = self.paths.iter().map(|p| p.memory_footprint()).sum();
+        let pending = slice(&self.pending.max_stream_data) + slice(&self.pending.path_abandon);
+        let scratch = slice(&self.outcome.acked) + slice(&self.outcome.lost) + slice(&self.drained);
+        paths
+            + slice(&self.paths)
+            + self.send.memory_footprint()
+            + self.recv.memory_footprint()
+            + self.crypto_tx.memory_footprint()
+            + self.crypto_rx.memory_footprint()
+            + slice(&self.opens)
+            + pending
+            + scratch
+    }
+
     /// An endpoint with `paths` path slots (1 for single-path QUIC).
     pub fn new(role: Role, cfg: QuicConfig, cc: &CcConfig, sched: &SchedConfig, paths: usize, seed: u64) -> Self {
         assert!((1..=MAX_PATHS).contains(&paths), "1 to {MAX_PATHS} paths");
@@ -232,8 +249,15 @@ impl QuicConn {
         4 * k as u64
     }
 
-    /// The application writes `bytes`, spread evenly over the configured streams.
-    pub fn write(&mut self, bytes: u64) {
+    /// Room in the send buffer (`QuicConfig::send_buffer`): what a write may still add.
+    pub fn buffer_free(&self) -> u64 {
+        self.cfg.send_buffer.saturating_sub(self.send.unacked())
+    }
+
+    /// The application writes up to `bytes`, spread evenly over the configured streams, as
+    /// much as the send buffer takes; returns the bytes accepted (the rest blocks the writer).
+    pub fn write(&mut self, bytes: u64) -> u64 {
+        let bytes = bytes.min(self.buffer_free());
         let n = self.cfg.streams.max(1) as u64;
         for k in 0..n {
             let share = bytes / n + (k < bytes % n) as u64;
@@ -241,6 +265,7 @@ impl QuicConn {
                 self.send.write(Self::stream_id(k as u32), share);
             }
         }
+        bytes
     }
 
     /// A greedy application: every stream always has data.

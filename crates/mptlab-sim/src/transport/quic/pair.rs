@@ -21,14 +21,18 @@ use mptlab_engine::{Handle, Time};
 /// The pass in which multipath QUIC's path manager reacts to interface changes (after MPTCP's).
 const PATH_MANAGER_PASS: usize = 1;
 
+/// Kept inline in `AnyEndpoint` (and so in every `Flow`): 32 bytes, the interface map apart.
 pub struct QuicPair {
     pub cli: Box<QuicConn>,
     pub srv: Box<QuicConn>,
+    /// Read only on interface changes.
+    ifaces: Box<PathInterfaces>,
     multipath: bool,
-    paths: usize,
-    ifaces: PathInterfaces,
+    paths: u8,
     /// The endpoint to poll after the last input.
     polling: Option<End>,
+    /// A file's last bytes wait for room in the send buffer: the FIN goes with them.
+    finish_when_written: bool,
 }
 
 impl QuicPair {
@@ -44,9 +48,19 @@ impl QuicPair {
             cli: Box::new(cli),
             srv: Box::new(srv),
             multipath: q.quic.multipath,
-            paths: n,
-            ifaces: PathInterfaces::new(&q.paths),
+            paths: n as u8,
+            ifaces: Box::new(PathInterfaces::new(&q.paths)),
             polling: None,
+            finish_when_written: false,
+        }
+    }
+
+    /// A file's FIN once its last byte is in the send buffer (`wanted` bytes asked, `accepted` taken).
+    #[inline]
+    fn finish_if_written(&mut self, accepted: u64, wanted: u64) {
+        if self.finish_when_written && accepted == wanted {
+            self.finish_when_written = false;
+            self.cli.finish();
         }
     }
 
@@ -61,32 +75,39 @@ impl QuicPair {
 
 impl Endpoint for QuicPair {
     fn paths(&self) -> usize {
-        self.paths
+        self.paths as usize
     }
 
     fn start(&mut self, now: Time, app: AppStart, _: &mut Outbox) -> u64 {
         self.cli.start(now);
-        if app.bulk {
+        let accepted = if app.bulk {
             self.cli.set_unlimited();
+            app.bytes
         } else {
-            self.cli.write(app.bytes);
-        }
+            self.cli.write(app.bytes)
+        };
         if app.file {
-            self.cli.finish();
+            self.finish_when_written = true;
+            self.finish_if_written(accepted, app.bytes);
         }
         self.polling = Some(End::Sender);
-        app.bytes
+        accepted
     }
 
-    /// The send buffer is unbounded: a write is never blocked.
+    /// Up to the send buffer's room (`QuicConfig::send_buffer`); the writer blocks on the rest
+    /// and the simulation writes it again when a packet reaches the client.
     #[inline]
     fn write(&mut self, _: Time, bytes: u64, _: &mut Outbox) -> u64 {
-        self.cli.write(bytes);
-        self.polling = Some(End::Sender);
-        bytes
+        let accepted = self.cli.write(bytes);
+        if accepted > 0 {
+            self.polling = Some(End::Sender);
+        }
+        self.finish_if_written(accepted, bytes);
+        accepted
     }
 
     fn finish(&mut self) {
+        self.finish_when_written = false;
         self.cli.finish();
     }
 
@@ -172,5 +193,9 @@ impl Endpoint for QuicPair {
     fn summary(&self, input: &SummaryInput) -> TransportPart {
         let TransportSpec::Quic(spec) = input.spec else { return TransportPart::default() };
         super::summary::part(&self.cli, &self.srv, &input.paths, &spec.quic, spec.scheduler.name(), input.start)
+    }
+
+    fn memory_footprint(&self) -> usize {
+        self.cli.memory_footprint() + self.srv.memory_footprint()
     }
 }

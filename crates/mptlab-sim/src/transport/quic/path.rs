@@ -78,6 +78,11 @@ pub struct QuicPath {
 }
 
 impl QuicPath {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        self.recovery.memory_footprint() + self.cc.memory_footprint() + self.acks.memory_footprint()
+    }
+
     pub fn new(id: u32, state: PathState, cfg: &QuicConfig, cc: &CcConfig) -> Self {
         let rc = RecoveryConfig {
             max_ack_delay: cfg.max_ack_delay,

@@ -197,6 +197,11 @@ pub struct LossRecovery<F> {
 }
 
 impl<F> LossRecovery<F> {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        self.sent.memory_footprint()
+    }
+
     pub fn new(cfg: RecoveryConfig) -> Self {
         assert!((1..=2).contains(&cfg.pto_probe_packets), "pto_probe_packets must be 1 or 2");
         let mut r = Self {

@@ -142,9 +142,17 @@ impl<F> Default for SentPackets<F> {
 }
 
 impl<F> SentPackets<F> {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        deque(&self.slots)
+    }
+
     pub fn new() -> Self {
         Self {
-            slots: VecDeque::with_capacity(256),
+            // Grows to the largest flight (a fixed 256 records per path became resident page by
+            // page as the ring's head walked through it: memory that grew with run length).
+            slots: VecDeque::new(),
             largest_sent: None,
             last_sent_time: 0,
             bytes_in_flight: 0,

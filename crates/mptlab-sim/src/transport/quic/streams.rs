@@ -66,6 +66,12 @@ pub struct RangeSet {
 }
 
 impl RangeSet {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        deque(&self.r)
+    }
+
     pub fn new() -> Self {
         Self::default()
     }
@@ -350,6 +356,12 @@ pub struct SendStreams {
 }
 
 impl SendStreams {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        slice(&self.streams) + self.streams.iter().map(|s| s.lost.memory_footprint() + s.acked.memory_footprint()).sum::<usize>()
+    }
+
     /// The peer's initial_max_data and initial_max_stream_data (§18.2), the same for every stream.
     pub fn new(initial_max_data: u64, initial_max_stream_data: u64) -> Self {
         Self { streams: Vec::new(), next: 0, conn: SendCredit::new(initial_max_data), initial_max_stream_data, stats: SendStats::default() }
@@ -393,6 +405,12 @@ impl SendStreams {
 
     pub fn streams(&self) -> &[SendStream] {
         &self.streams
+    }
+
+    /// Bytes written and not acknowledged (in acknowledged frames, in order or not), over
+    /// every stream: what the application's send buffer holds.
+    pub fn unacked(&self) -> u64 {
+        self.streams.iter().map(|s| s.written - s.acked.bytes()).sum()
     }
 
     pub fn conn_credit(&self) -> &SendCredit {
@@ -630,6 +648,12 @@ pub struct RecvStreams {
 }
 
 impl RecvStreams {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        slice(&self.streams) + self.streams.iter().map(|s| s.ooo.memory_footprint()).sum::<usize>()
+    }
+
     pub fn new(cfg: RecvConfig) -> Self {
         Self { cfg, streams: Vec::new(), conn: RecvWindow::new(cfg.max_data), stats: RecvStats::default() }
     }

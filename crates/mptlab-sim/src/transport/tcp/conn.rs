@@ -119,4 +119,8 @@ impl Endpoint for TcpConn {
     fn summary(&self, input: &SummaryInput) -> TransportPart {
         super::summary::part(&self.snd, &self.rcv, input.metrics.srtt.points().1)
     }
+
+    fn memory_footprint(&self) -> usize {
+        self.snd.memory_footprint() + self.rcv.memory_footprint()
+    }
 }

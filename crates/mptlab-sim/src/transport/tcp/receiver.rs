@@ -47,6 +47,12 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        slice(&self.ooo)
+    }
+
     pub fn new(sack: bool, delayed_ack: DelayedAck, mss: u32, buffer: u64, established: bool) -> Self {
         Self {
             sack,

@@ -10,6 +10,7 @@
 
 use super::super::segment::SackBlock;
 use super::rate::TxState;
+use crate::transport::footprint;
 use mptlab_engine::Time;
 use std::collections::VecDeque;
 
@@ -113,8 +114,16 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// Bytes its segment records and SACK ranges hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        footprint::deque(&self.segs) + footprint::slice(&self.ranges)
+    }
+
+    /// Empty: the record ring grows to the largest flight the sender has had. A fixed 1,024
+    /// records (72 KB) per sender was mostly untouched, and became resident page by page as the
+    /// ring's head walked through it, so memory grew with run length (issue 20: 1,000 flows).
     pub fn new() -> Self {
-        Self { segs: VecDeque::with_capacity(1024), ..Default::default() }
+        Self::default()
     }
 
     pub fn is_empty(&self) -> bool {

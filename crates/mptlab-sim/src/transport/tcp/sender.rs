@@ -89,8 +89,12 @@ pub struct TcpSender {
     syn_retransmitted: bool,
     cwnd_limited: bool,
     rate: RateEstimator,
-    /// Controller state changes (time, new state): rare, so kept in full for traces and tests.
-    cc_states: Vec<(Time, &'static str)>,
+    /// The controller's current state.
+    cc_state: Option<&'static str>,
+    /// Every state change (time, new state), kept only when `keep_cc_history` asks for it
+    /// (tests): a long run changes state without end (each loss, each BBR gain cycle), so a
+    /// default history would grow with run length (issue 20).
+    cc_history: Option<Vec<(Time, &'static str)>>,
     /// RFC 6937 state: bytes delivered and sent since recovery began, the FlightSize at its
     /// start, and the window PRR allows after the latest ACK.
     prr_delivered: u64,
@@ -153,7 +157,8 @@ impl TcpSender {
             recover_fs: 0,
             prr_cwnd: 0,
             rate: RateEstimator::default(),
-            cc_states: Vec::new(),
+            cc_state: None,
+            cc_history: None,
             stats: SenderStats::default(),
         }
     }
@@ -163,6 +168,12 @@ impl TcpSender {
     /// A greedy application: the send buffer is always full.
     pub fn set_unlimited(&mut self) {
         self.unlimited = true;
+    }
+
+    /// Bytes its growable containers hold (`transport::footprint`).
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::{deque, slice};
+        self.sb.memory_footprint() + self.cc_history.as_deref().map_or(0, slice) + deque(&self.chunk_ends)
     }
 
     /// Free space in the send buffer (bytes written but not yet acknowledged occupy it).
@@ -341,17 +352,32 @@ impl TcpSender {
         &self.sb
     }
 
-    /// Every state the controller entered, with the time (STYLE: state changes as events).
+    /// Keep every state change from now on (`cc_state_changes`); call before the flow starts.
+    pub fn keep_cc_history(&mut self) {
+        self.cc_history.get_or_insert_with(Vec::new);
+    }
+
+    /// Every state the controller entered, with the time (STYLE: state changes as events),
+    /// if `keep_cc_history` was called; empty otherwise.
     pub fn cc_state_changes(&self) -> &[(Time, &'static str)] {
-        &self.cc_states
+        self.cc_history.as_deref().unwrap_or(&[])
+    }
+
+    /// The controller's current state (None before the flow starts).
+    pub fn cc_state(&self) -> Option<&'static str> {
+        self.cc_state
     }
 
     /// Record the controller's state if it changed (called after every controller hook).
     #[inline]
     fn note_cc_state(&mut self, now: Time) {
         let state = self.cc.state_name();
-        if self.cc_states.last().is_none_or(|(_, s)| *s != state) {
-            self.cc_states.push((now, state));
+        // The names are constants: the same pointer is the same name, without a memcmp per ACK.
+        if self.cc_state.is_none_or(|s| !std::ptr::eq(s, state) && s != state) {
+            self.cc_state = Some(state);
+            if let Some(h) = self.cc_history.as_mut() {
+                h.push((now, state));
+            }
         }
     }
 
