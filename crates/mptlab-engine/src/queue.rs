@@ -81,14 +81,14 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// Append to bucket `b`, keeping its minimum with selects rather than branches: whether a
+    /// bucket was empty is data-dependent and mispredicted often on small queues.
     #[inline]
     fn push_bucket(&mut self, b: usize, time: Time, event: E) {
-        if self.occupied & (1 << b) == 0 {
-            self.occupied |= 1 << b;
-            self.mins[b] = time;
-        } else if time < self.mins[b] {
-            self.mins[b] = time;
-        }
+        let bit = 1u64 << b;
+        let old = if self.occupied & bit != 0 { self.mins[b] } else { Time::MAX };
+        self.mins[b] = old.min(time);
+        self.occupied |= bit;
         self.buckets[b].push((time, event));
     }
 
