@@ -6,7 +6,7 @@ use super::detail;
 use super::errors::{fail, index, join, Result, ScenarioError};
 use super::events;
 use super::limits;
-use super::mesh;
+use super::mesh::Mesh;
 use super::raw::{self, App, Scenario, Transport};
 use super::routes::{self, Router};
 use super::topology::Topology;
@@ -97,6 +97,7 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
         entries.push((name, key, f, p));
     }
     let mut router = Router::new(topo, entries.iter().filter(|e| e.2.path.is_none()).flat_map(|e| e.3.iter().copied()));
+    let mut mesh = Mesh::new(topo);
     let mut out = Vec::with_capacity(total as usize);
     for (name, key, f, pairs) in entries {
         if let Some(path) = &f.path {
@@ -117,13 +118,13 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
             let rev = routes::reverse(&fwd);
             let transport = match &f.transport {
                 Transport::Mptcp { paths, mptcp, .. } => {
-                    let mp = mptcp_paths(topo, &key, paths.as_deref(), src, dst)?;
+                    let mp = mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), src, dst)?;
                     check_per_path(&join(&key, "mptcp"), &mptcp.priorities, &mptcp.backup, mp.len())?;
                     mptcp_spec(&f.transport, mp)
                 }
                 Transport::Quic { paths, quic, priorities, backup, .. } => {
                     let routes = if quic.multipath {
-                        let mp = mptcp_paths(topo, &key, paths.as_deref(), src, dst)?;
+                        let mp = mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), src, dst)?;
                         if mp.len() > MAX_PATHS {
                             return fail(
                                 join(&key, "paths"),
@@ -182,7 +183,14 @@ fn check_path_ends(key: &str, path: &[String], f: &raw::Flow) -> Result<()> {
 }
 
 /// Routes of an MPTCP flow's subflows: the explicit `paths`, else the full mesh.
-fn mptcp_paths(topo: &Topology, key: &str, paths: Option<&[Vec<String>]>, src: NodeId, dst: NodeId) -> Result<Vec<Vec<LinkId>>> {
+fn mptcp_paths(
+    topo: &Topology,
+    mesh: &mut Mesh,
+    key: &str,
+    paths: Option<&[Vec<String>]>,
+    src: NodeId,
+    dst: NodeId,
+) -> Result<Vec<Vec<LinkId>>> {
     match paths {
         Some(list) => list
             .iter()
@@ -200,7 +208,7 @@ fn mptcp_paths(topo: &Topology, key: &str, paths: Option<&[Vec<String>]>, src: N
             })
             .collect(),
         None => {
-            let mut mesh = mesh::full_mesh(topo, src, dst);
+            let mut mesh = mesh.paths(src, dst);
             if mesh.is_empty() {
                 return fail(
                     join(key, "to"),
