@@ -118,6 +118,17 @@ impl<E: Copy> EventQueue<E> {
             if t > until {
                 return None;
             }
+            if self.buckets[b].len() == 1 {
+                // The earliest bucket holds one event (the common case with few pending
+                // events): it is the next one, and nothing else moves.
+                let (_, event) = self.buckets[b].pop().expect("one event");
+                self.occupied &= !(1 << b);
+                self.last = t;
+                self.len -= 1;
+                self.now = t;
+                self.popped += 1;
+                return Some((t, event));
+            }
             self.redistribute(b, t);
         } else if self.last > until {
             return None;
