@@ -69,7 +69,8 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             metrics: FlowMetrics { mp, ..metrics },
         });
     }
-    let mut queue = EventQueue::new();
+    // A binary heap for a few flows, a radix heap for thousands (same order: engine::queue).
+    let mut queue = EventQueue::for_entities(spec.flows.len() + spec.links.len());
     let sampled_flows: Vec<u32> = (0..spec.flows.len()).filter(|&f| m.flow_detailed(f)).map(|f| f as u32).collect();
     let sampled_links: Vec<u32> = (0..spec.links.len()).filter(|&l| m.link_detailed(l)).map(|l| l as u32).collect();
     // Periodic sampling only feeds traces: a run that traces nothing has no sample events.

@@ -1,4 +1,4 @@
-//! The event queue: a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990, "Faster algorithms for
+//! The event queue for large runs: a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990, "Faster algorithms for
 //! the shortest path problem", J. ACM 37(2)), in the one-level form where an event waits in the
 //! bucket of the highest bit in which its time differs from the last time popped.
 //!
@@ -6,7 +6,7 @@
 //! popped, which holds because the engine never schedules before `now`. Pushes append to a
 //! bucket; a pop that finds no event due now empties the lowest non-empty bucket once, moving its
 //! events to lower buckets, so each event moves at most 64 times and all moves are sequential
-//! scans (the binary heap this replaces walked ~16 scattered levels per pop on large queues).
+//! scans (a binary heap walks ~16 scattered levels per pop on large queues).
 //!
 //! Order is (time, insertion order): events of one time always share a bucket, buckets keep
 //! arrival order when pushed and when redistributed, and events due at the current key wait in a
@@ -18,7 +18,7 @@ use crate::time::Time;
 const BUCKETS: usize = 64;
 
 /// Pending events ordered by (time, insertion sequence).
-pub struct EventQueue<E> {
+pub struct RadixQueue<E> {
     /// Events at exactly `last`, in insertion order; `due[head..]` are still pending.
     due: Vec<E>,
     head: usize,
@@ -34,7 +34,7 @@ pub struct EventQueue<E> {
     popped: u64,
 }
 
-impl<E: Copy> Default for EventQueue<E> {
+impl<E: Copy> Default for RadixQueue<E> {
     fn default() -> Self {
         Self::new()
     }
@@ -46,7 +46,7 @@ fn bucket_of(time: Time, last: Time) -> usize {
     (63 - (time ^ last).leading_zeros()) as usize
 }
 
-impl<E: Copy> EventQueue<E> {
+impl<E: Copy> RadixQueue<E> {
     pub fn new() -> Self {
         Self {
             due: Vec::with_capacity(64),
@@ -192,7 +192,7 @@ mod tests {
 
     #[test]
     fn equal_times_pop_in_insertion_order() {
-        let mut q = EventQueue::new();
+        let mut q = RadixQueue::new();
         for i in 0..100u32 {
             q.schedule(5, i);
         }
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn pop_until_leaves_later_events_and_accepts_earlier_ones_after() {
-        let mut q = EventQueue::new();
+        let mut q = RadixQueue::new();
         q.schedule(100, 'a');
         assert_eq!(q.pop_until(50), None);
         q.advance_to(50);
@@ -238,7 +238,7 @@ mod tests {
         /// the same clamping of past times.
         #[test]
         fn same_order_as_a_binary_heap(ops in proptest::collection::vec(op(), 1..600)) {
-            let mut q = EventQueue::new();
+            let mut q = RadixQueue::new();
             let mut model: BinaryHeap<Reverse<(u64, u64)>> = BinaryHeap::new();
             let (mut now, mut seq) = (0u64, 0u64);
             for op in ops {
