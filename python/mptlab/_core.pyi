@@ -307,6 +307,7 @@ class ResolvedQuic(TypedDict):
     max_udp_payload: int
     max_data: int
     max_stream_data: int
+    send_buffer: int
     max_ack_delay_ns: int
     streams: int
     handshake: bool

@@ -162,6 +162,8 @@ pub struct QuicParams {
     pub max_udp_payload: u32,
     pub max_data: u64,
     pub max_stream_data: u64,
+    /// Bytes the application may have written and the peer not yet acknowledged.
+    pub send_buffer: u64,
     pub max_ack_delay_ns: Time,
     pub streams: u32,
     pub handshake: bool,
@@ -284,6 +286,7 @@ fn flow(f: &FlowSpec, node: &impl Fn(u32) -> String, names: &impl Fn(&[u32]) -> 
                 max_udp_payload: c.max_udp_payload,
                 max_data: c.max_data,
                 max_stream_data: c.max_stream_data,
+                send_buffer: c.send_buffer,
                 max_ack_delay_ns: c.max_ack_delay,
                 streams: c.streams,
                 handshake: c.handshake,
