@@ -148,7 +148,6 @@ def test_cli_compare_uses_the_cached_build_and_prints_json_rows(tmp_path):
     assert row["workload"] == "W1" and row["comparable"] and row["old"] == sha[:10] and row["rounds"] == 2
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="flock")
 def test_a_build_in_progress_elsewhere_is_waited_for_and_then_reused(tmp_path):
     import fcntl
     import threading
