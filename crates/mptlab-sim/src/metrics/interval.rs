@@ -11,6 +11,13 @@ use super::stats::Stats;
 
 const NS_PER_S: f64 = 1e9;
 
+/// The bins `first..end` of a run of length `duration` that overlap a flow active from `start`
+/// until `stop` (or the end): the ones its goodput distribution counts.
+pub fn active_bins(interval: Time, duration: Time, start: Time, stop: Option<Time>) -> (usize, usize) {
+    let end = stop.unwrap_or(duration).min(duration);
+    ((start / interval) as usize, end.div_ceil(interval) as usize)
+}
+
 #[derive(Clone, Debug)]
 pub struct IntervalBins {
     interval: Time,

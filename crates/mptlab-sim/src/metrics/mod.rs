@@ -16,7 +16,7 @@ pub mod trace;
 
 pub use definitions::{definition, DEFINITIONS};
 pub use histogram::LogHistogram;
-pub use interval::IntervalBins;
+pub use interval::{active_bins, IntervalBins};
 pub use jain::jain_index;
 pub use jitter::Rfc3550Jitter;
 pub use queue_stats::QueueStats;

@@ -73,25 +73,18 @@ impl<const N: usize> StreamingRates<N> {
         (k >= self.first && k < self.end).then(|| bytes as f64 * 8.0 * NS_PER_S / self.bin_len(k) as f64)
     }
 
-    /// Push bin `k`'s bytes into statistics `stats`, `hist` (and the total's).
-    fn push(
-        &self,
-        k: usize,
-        bytes: &[u64; N],
-        stats: &mut [RunningStats; N],
-        hist: &mut [LogHistogram; N],
-        total: &mut (RunningStats, LogHistogram),
-    ) {
-        for i in 0..N {
-            if let Some(r) = self.rate(k, bytes[i]) {
-                stats[i].push(r);
-                hist[i].record(r as u64);
+    /// Push bin `k`'s bytes into the statistics (each stream's, and the sum's when `N > 1`).
+    fn record(&mut self, k: usize, bytes: [u64; N]) {
+        for (i, b) in bytes.into_iter().enumerate() {
+            if let Some(r) = self.rate(k, b) {
+                self.stats[i].push(r);
+                self.hist[i].record(r as u64);
             }
         }
         if N > 1 {
             if let Some(r) = self.rate(k, bytes.iter().sum()) {
-                total.0.push(r);
-                total.1.record(r as u64);
+                self.total.0.push(r);
+                self.total.1.record(r as u64);
             }
         }
     }
@@ -100,17 +93,14 @@ impl<const N: usize> StreamingRates<N> {
     #[cold]
     fn settle(&mut self, now: Time) {
         let target = ((now / self.interval) as usize).min(self.end.max(self.settled));
-        let (mut stats, mut hist, mut total) =
-            (self.stats, std::mem::replace(&mut self.hist, std::array::from_fn(|_| LogHistogram::new())), std::mem::take(&mut self.total));
         while self.settled < target {
             let bytes = self.open.pop_front().unwrap_or([0; N]);
-            self.push(self.settled, &bytes, &mut stats, &mut hist, &mut total);
+            self.record(self.settled, bytes);
             for (s, b) in self.settled_bytes.iter_mut().zip(bytes) {
                 *s += b;
             }
             self.settled += 1;
         }
-        (self.stats, self.hist, self.total) = (stats, hist, total);
         self.settled_end = (self.settled as Time + 1) * self.interval;
     }
 
@@ -144,21 +134,18 @@ impl<const N: usize> StreamingRates<N> {
         self.settled_bytes[i] + self.open.iter().map(|b| b[i]).sum::<u64>()
     }
 
-    /// Statistics of the final state: the bins not yet settled included (the run is over when
-    /// this is asked).
-    fn finished(&self) -> ([RunningStats; N], [LogHistogram; N], (RunningStats, LogHistogram)) {
-        let (mut stats, mut hist, mut total) = (self.stats, self.hist.clone(), self.total.clone());
-        for k in self.settled..self.end {
-            let bytes = self.open.get(k - self.settled).copied().unwrap_or([0; N]);
-            self.push(k, &bytes, &mut stats, &mut hist, &mut total);
-        }
-        (stats, hist, total)
+    /// The statistics of the final state: a copy with every bin up to the end settled (the run
+    /// is over when this is asked).
+    fn finished(&self) -> Self {
+        let mut done = self.clone();
+        done.settle(done.end as Time * done.interval);
+        done
     }
 
     /// Distribution of stream `i`'s interval rates in Mbit/s.
     pub fn summary(&self, i: usize) -> Stats {
-        let (stats, hist, _) = self.finished();
-        Stats::from_running_and_histogram(&stats[i], &hist[i], 1e-6)
+        let done = self.finished();
+        Stats::from_running_and_histogram(&done.stats[i], &done.hist[i], 1e-6)
     }
 
     /// Distribution of the interval rates of the streams' sum in Mbit/s.
@@ -166,8 +153,8 @@ impl<const N: usize> StreamingRates<N> {
         if N == 1 {
             return self.summary(0);
         }
-        let (_, _, (stats, hist)) = self.finished();
-        Stats::from_running_and_histogram(&stats, &hist, 1e-6)
+        let done = self.finished();
+        Stats::from_running_and_histogram(&done.total.0, &done.total.1, 1e-6)
     }
 }
 

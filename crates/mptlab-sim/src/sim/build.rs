@@ -6,7 +6,7 @@ use super::flow::{Flow, FlowMetrics, MpMetrics};
 use super::results::LinkTrace;
 use super::{Ev, PacketCounts, RouteEnd, Simulation};
 use crate::apps::App;
-use crate::metrics::RateMeter;
+use crate::metrics::{active_bins, RateMeter};
 use crate::net::{Hop, RouteTable};
 use crate::spec::RunSpec;
 use crate::transport::endpoint::{End, Outbox, SLOTS_PER_PATH};
@@ -53,9 +53,9 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         let metrics = if detailed {
             FlowMetrics::detailed(interval, trace_every, duration, m.flow_jitter)
         } else {
-            // Streamed over the flow's active bins, as `Simulation::flow_goodput_stats` counts them.
-            let end = f.stop.unwrap_or(duration).min(duration);
-            FlowMetrics::counters(RateMeter::streaming(interval, duration, (f.start / interval) as usize, end.div_ceil(interval) as usize))
+            // Streamed over the flow's active bins, as a kept series is summarised.
+            let (first, end) = active_bins(interval, duration, f.start, f.stop);
+            FlowMetrics::counters(RateMeter::streaming(interval, duration, first, end))
         };
         flows.push(Flow {
             proto: built.proto,
@@ -72,9 +72,8 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
     // A binary heap for a few flows, a radix heap for thousands (same order: engine::queue).
     let mut queue = EventQueue::for_entities(spec.flows.len() + spec.links.len());
     let sampled_flows: Vec<u32> = (0..spec.flows.len()).filter(|&f| m.flow_detailed(f)).map(|f| f as u32).collect();
-    let sampled_links: Vec<u32> = (0..spec.links.len()).filter(|&l| m.link_detailed(l)).map(|l| l as u32).collect();
     // Periodic sampling only feeds traces: a run that traces nothing has no sample events.
-    if !sampled_flows.is_empty() || !sampled_links.is_empty() {
+    if !sampled_flows.is_empty() || (0..spec.links.len()).any(|l| m.link_detailed(l)) {
         queue.schedule(0, Ev::Sample);
     }
     for (i, f) in spec.flows.iter().enumerate() {
@@ -85,7 +84,6 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             queue.schedule(stop, Ev::Stop(i as u32));
         }
     }
-    let link_jitter = m.link_jitter;
     let mut sim = Simulation {
         spec,
         queue,
@@ -98,9 +96,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         outbox: Outbox::with_capacity(64),
         codel_drops: Vec::new(),
         link_traces,
-        link_jitter,
         sampled_flows,
-        sampled_links,
         bodies: Default::default(),
     };
     // Capacity models and scenario link events (link_events.rs).

@@ -58,11 +58,9 @@ pub struct Simulation {
     codel_drops: Vec<(Handle, u32)>,
     /// Traces of the detailed links (`metrics.detail_links`), by link id.
     link_traces: Vec<Option<Box<results::LinkTrace>>>,
-    /// Is link jitter computed (`metrics.jitter`)? Checked before looking up a link's trace.
-    link_jitter: bool,
-    /// The flows and links sampled every trace interval (the detailed ones), by id.
+    /// The flows sampled every trace interval (the detailed ones), by id: a sample then does
+    /// not touch the thousands of others.
     sampled_flows: Vec<u32>,
-    sampled_links: Vec<u32>,
     /// Bodies of the packets in the network that carry one (by packet handle).
     bodies: Bodies,
 }
@@ -185,7 +183,7 @@ impl Simulation {
         }
         let p = self.packets.get_mut(a.handle);
         p.hop += 1;
-        if self.link_jitter && p.is_data() {
+        if self.spec.metrics.link_jitter && p.is_data() {
             if let Some(j) = self.link_traces[l as usize].as_mut().and_then(|t| t.jitter.as_mut()) {
                 j.on_packet(p.sent_at, now);
             }
@@ -359,8 +357,8 @@ impl Simulation {
             }
             flow.endpoint.sample(now, &mut flow.metrics);
         }
-        for &l in &self.sampled_links {
-            let (link, trace) = (&mut self.hops[l as usize], self.link_traces[l as usize].as_mut().expect("a sampled link has traces"));
+        for (link, trace) in self.hops.iter_mut().zip(&mut self.link_traces) {
+            let Some(trace) = trace else { continue };
             let (pkts, bytes) = link.backlog(now);
             trace.queue_pkts.record(now, pkts as f64);
             trace.queue_delay_ms.record(now, bytes as f64 * 8.0 / link.rate_bps() as f64 * 1e3);

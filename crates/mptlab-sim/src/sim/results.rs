@@ -5,7 +5,7 @@
 
 use super::Simulation;
 use crate::metrics::report::{finite, pct};
-use crate::metrics::{jain_index, RateMeter, Rfc3550Jitter, Stats, Trace, DEFINITIONS};
+use crate::metrics::{active_bins, jain_index, RateMeter, Rfc3550Jitter, Stats, Trace, DEFINITIONS};
 use crate::net::Proto;
 use crate::results::{
     EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkProtocolSummary, LinkSummary, PathMeasures, ProtocolSummary, Quantiles,
@@ -64,12 +64,6 @@ impl Columns {
 }
 
 impl Simulation {
-    fn bin_range(&self, start: Time, stop: Option<Time>) -> (usize, usize) {
-        let iv = self.spec.metrics.interval;
-        let end = stop.unwrap_or(self.spec.duration).min(self.spec.duration);
-        ((start / iv) as usize, end.div_ceil(iv) as usize)
-    }
-
     /// Distribution of flow `f`'s goodput over its active bins, in Mbit/s (streamed flows:
     /// exact mean/std/min/max, histogram percentiles).
     pub fn flow_goodput_stats(&self, f: usize) -> Stats {
@@ -78,7 +72,7 @@ impl Simulation {
             RateMeter::Series(bins) => bins,
             RateMeter::Streaming(s) => return s.summary(0),
         };
-        let (a, b) = self.bin_range(flow.start, flow.stop);
+        let (a, b) = active_bins(self.spec.metrics.interval, self.spec.duration, flow.start, flow.stop);
         let rates = bins.rates_bps();
         let b = b.min(rates.len());
         let mbps: Vec<f64> = rates[a.min(b)..b].iter().map(|r| r / 1e6).collect();
