@@ -15,6 +15,7 @@ two builds may simulate different amounts (a changed default, an override REV ig
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import statistics
@@ -27,11 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from mptlab.bench import BenchError, Workload, parse_worker_output, worker_args
-
-try:
-    import fcntl
-except ImportError:  # Windows has no flock: builds are not locked there
-    fcntl = None  # type: ignore[assignment]
 
 #: Run as `python -c SHIM <worker arguments>` with PYTHONPATH at one build's `python/` folder.
 #: It runs that build's own worker (`main`), replacing only its `peak_rss_mb` by a VmHWM
@@ -158,9 +154,8 @@ def build_rev(root: Path, sha: str, cache: Path, progress: Callable[[str], None]
     if done is not None:
         return done, False
     with (cache / f"{sha}.lock").open("w") as lock:
-        if fcntl is not None:
-            progress(f"waiting for the lock on {sha[:10]}'s build")
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        progress(f"waiting for the lock on {sha[:10]}'s build")
+        fcntl.flock(lock, fcntl.LOCK_EX)
         done = cached_build(cache, sha)
         if done is not None:
             return done, False
