@@ -256,3 +256,26 @@ fn the_handshake_and_path_validation_show_in_the_summary() {
     assert!(v > q["handshake_confirmed_s"].as_f64().unwrap() + 0.060, "validation takes path 2's round trip: {v}");
     assert_eq!(s["flows"][0]["protocol"], "mpquic");
 }
+
+/// Issue 21: a CBR's writes leave as packets of their own size when the window allows. The
+/// default write is one packet's STREAM bytes (`QuicConfig::one_packet_stream_bytes`), so an
+/// unconstrained 20 Mbit/s CBR sends full packets, not a full packet and a runt per write (it
+/// used to write 1448 B: 834 B per packet on average); 100 B writes give 100 B packets. A
+/// write still splits when the packet also carries an ACK frame (the client acknowledges the
+/// server's PINGs and window updates): 1393 B per data packet on average here.
+#[test]
+fn cbr_writes_leave_as_whole_packets() {
+    let per_packet = |app: &str| {
+        let toml = two_paths("100Mbps", "10ms", "100Mbps", "15ms", &format!("app = {app}"), "3s");
+        let (_, summary) = run(&toml, None);
+        let paths = summary["flows"][0]["paths"].as_array().unwrap();
+        let sum = |k: &str| paths.iter().map(|p| p["quic"]["stats"][k].as_f64().unwrap()).sum::<f64>();
+        let (bytes, packets) = (sum("stream_bytes_sent"), sum("data_packets_sent"));
+        assert!(packets > 100.0, "{app}: {packets} data packets");
+        bytes / packets
+    };
+    let full = per_packet(r#"{ kind = "cbr", rate = "20Mbps" }"#);
+    assert!((1380.0..=1431.0).contains(&full), "default writes: {full:.1} STREAM bytes per data packet");
+    let small = per_packet(r#"{ kind = "cbr", rate = "1Mbps", write_size = "100B" }"#);
+    assert!((100.0..=101.0).contains(&small), "100 B writes: {small:.1} STREAM bytes per data packet");
+}

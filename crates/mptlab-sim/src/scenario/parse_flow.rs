@@ -25,6 +25,7 @@ const FLOW: &[&str] = &[
     "cc",
     "app",
     "start",
+    "start_spread",
     "stop",
     "path",
     "packet_size",
@@ -92,10 +93,22 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
     };
     let app = t.or("app", App::Bulk, |k, v| app(k, v, &transport))?;
     let start = t.or("start", d::START, r::time)?;
+    let start_spread = t.opt("start_spread", r::time)?.filter(|s| s.0 > 0);
     let stop = t.opt("stop", r::time)?;
     if let Some(stop) = stop {
         if stop.0 <= start.0 {
             return fail(t.key("stop"), format!("stop ({}) must be after start ({})", stop.canonical(), start.canonical()));
+        }
+        if let Some(spread) = start_spread.filter(|s| start.0 + s.0 >= stop.0) {
+            return fail(
+                t.key("start_spread"),
+                format!(
+                    "start + start_spread ({} + {}) must be before stop ({}): every flow must get to run",
+                    start.canonical(),
+                    spread.canonical(),
+                    stop.canonical()
+                ),
+            );
         }
     }
     let path = t.opt("path", |k, v| {
@@ -105,7 +118,7 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
         }
         Ok(list.into_iter().map(String::from).collect())
     })?;
-    Ok(Flow { from, to, count, transport, app, start, stop, path })
+    Ok(Flow { from, to, count, transport, app, start, start_spread, stop, path })
 }
 
 fn tcp_transport(t: &Tbl) -> Result<Transport> {
@@ -364,7 +377,9 @@ fn app(key: &str, v: &Value, transport: &Transport) -> Result<App> {
         Transport::Tcp { .. } => d::TCP_WRITE_SIZE,
         // One full segment, so that writes map onto whole chunks.
         Transport::Mptcp { tcp, .. } => tcp.mss,
-        Transport::Quic { .. } => d::TCP_WRITE_SIZE,
+        // One packet's STREAM bytes (`QuicConfig::one_packet_stream_bytes`): a write that is
+        // sent at once leaves as one packet.
+        Transport::Quic { quic, .. } => Size(quic.one_packet_stream_bytes() as u64),
     };
     Ok(match kind {
         "bulk" => App::Bulk,

@@ -165,6 +165,10 @@ pub struct Flow {
     pub transport: Transport,
     pub app: App,
     pub start: Dur,
+    /// Each flow of the entry starts at `start` plus its own offset drawn uniformly from
+    /// [0, start_spread) (seeded per flow; `scenario::resolve`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_spread: Option<Dur>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<Dur>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -10,10 +10,12 @@ use super::mesh::Mesh;
 use super::raw::{self, App, Scenario, Transport};
 use super::routes::{self, Router};
 use super::topology::Topology;
+use super::units::Dur;
 use crate::spec::*;
 use crate::transport::mptcp::{MptcpConfig, MAX_SUBFLOWS};
 use crate::transport::quic::MAX_PATHS;
 use crate::transport::tcp::{DelayedAck, TcpConfig};
+use mptlab_engine::{RngStream, StreamId, Time};
 
 pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
     let topo = Topology::build(s)?;
@@ -94,6 +96,17 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
                 ),
             );
         }
+        if let Some(spread) = f.start_spread.filter(|sp| f.start.0 + sp.0 > s.run.duration.0) {
+            return fail(
+                join(&key, "start_spread"),
+                format!(
+                    "start + start_spread ({} + {}) must not pass the end of the run (run.duration = {})",
+                    f.start.canonical(),
+                    spread.canonical(),
+                    s.run.duration.canonical()
+                ),
+            );
+        }
         entries.push((name, key, f, p));
     }
     let mut router = Router::new(topo, entries.iter().filter(|e| e.2.path.is_none()).flat_map(|e| e.3.iter().copied()));
@@ -118,13 +131,13 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
             let rev = routes::reverse(&fwd);
             let transport = match &f.transport {
                 Transport::Mptcp { paths, mptcp, .. } => {
-                    let mp = mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), src, dst)?;
+                    let mp = mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), f, src, dst)?;
                     check_per_path(&join(&key, "mptcp"), &mptcp.priorities, &mptcp.backup, mp.len())?;
                     mptcp_spec(&f.transport, mp)
                 }
                 Transport::Quic { paths, quic, priorities, backup, .. } => {
                     let routes = if quic.multipath {
-                        let mp = mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), src, dst)?;
+                        let mp = mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), f, src, dst)?;
                         if mp.len() > MAX_PATHS {
                             return fail(
                                 join(&key, "paths"),
@@ -153,6 +166,7 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
             for _ in 0..f.count {
                 let fname = if many { format!("{name}#{n}") } else { name.clone() };
                 n += 1;
+                let start = f.start.0 + start_offset(s.run.seed, f.start_spread, &fname);
                 out.push(FlowSpec {
                     name: fname,
                     group: name.clone(),
@@ -162,13 +176,24 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
                     rev_route: rev.clone(),
                     transport: transport.clone(),
                     app: app(&f.app, &f.transport),
-                    start: f.start.0,
+                    start,
                     stop: f.stop.map(|t| t.0),
                 });
             }
         }
     }
     Ok(out)
+}
+
+/// RNG stream kind of start offsets, apart from the kinds the simulation draws (links 1,
+/// apps 2, schedulers 3, capacity models): a flow's offset depends only on (seed, flow name).
+const STREAM_START: u64 = 0x7374_6172; // "star"
+
+/// Flow `name`'s start offset: uniform in [0, spread), whole nanoseconds; 0 without a spread.
+fn start_offset(seed: u64, spread: Option<Dur>, name: &str) -> Time {
+    let Some(spread) = spread else { return 0 };
+    let u = RngStream::new(seed, StreamId::named(STREAM_START, name)).uniform();
+    ((u * spread.0 as f64) as Time).min(spread.0 - 1)
 }
 
 fn check_path_ends(key: &str, path: &[String], f: &raw::Flow) -> Result<()> {
@@ -182,12 +207,17 @@ fn check_path_ends(key: &str, path: &[String], f: &raw::Flow) -> Result<()> {
     Ok(())
 }
 
-/// Routes of an MPTCP flow's subflows: the explicit `paths`, else the full mesh.
+/// Routes of a multipath flow's subflows (or paths) from `src` to `dst`: the explicit `paths`,
+/// else the full mesh. An explicit path starts at the entry's `from` and ends at its `to`; when
+/// one is a host group, the path names the group and stands for every member (member-relative:
+/// `["ues", "iab", "d1", "server"]` is `ues#0 → iab → d1 → server` for member 0, and so on).
+/// Naming the member itself is accepted too.
 fn mptcp_paths(
     topo: &Topology,
     mesh: &mut Mesh,
     key: &str,
     paths: Option<&[Vec<String>]>,
+    f: &raw::Flow,
     src: NodeId,
     dst: NodeId,
 ) -> Result<Vec<Vec<LinkId>>> {
@@ -198,11 +228,11 @@ fn mptcp_paths(
             .map(|(i, names)| {
                 let k = index(&join(key, "paths"), i);
                 let last = names.len() - 1;
-                if names[0] != topo.name(src) {
-                    return fail(index(&k, 0), format!("path must start at `from` (`{}`), got `{}`", topo.name(src), names[0]));
+                if names[0] != f.from && names[0] != topo.name(src) {
+                    return fail(index(&k, 0), format!("path must start at `from` (`{}`), got `{}`", f.from, names[0]));
                 }
-                if names[last] != topo.name(dst) {
-                    return fail(index(&k, last), format!("path must end at `to` (`{}`), got `{}`", topo.name(dst), names[last]));
+                if names[last] != f.to && names[last] != topo.name(dst) {
+                    return fail(index(&k, last), format!("path must end at `to` (`{}`), got `{}`", f.to, names[last]));
                 }
                 routes::explicit(topo, &k, names, src, dst)
             })
@@ -318,7 +348,8 @@ fn app(a: &App, t: &Transport) -> AppSpec {
             let write_size = match (write_size, t) {
                 (Some(w), _) => w.0,
                 (None, Transport::Udp { packet_size }) => packet_size.0 - d::UDP_HEADER,
-                (None, Transport::Tcp { .. } | Transport::Mptcp { .. } | Transport::Quic { .. }) => d::TCP_WRITE_SIZE.0,
+                (None, Transport::Quic { quic, .. }) => quic.one_packet_stream_bytes() as u64,
+                (None, Transport::Tcp { .. } | Transport::Mptcp { .. }) => d::TCP_WRITE_SIZE.0,
             };
             AppSpec::Cbr { rate_bps: rate.0, write_size: write_size as u32 }
         }

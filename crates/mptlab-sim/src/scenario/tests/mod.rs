@@ -5,6 +5,7 @@
 //! defaults, resolution, errors, one run).
 
 mod files;
+mod group_flows;
 mod invalid;
 mod red;
 mod routing;

@@ -1,5 +1,6 @@
 //! Parameters of a QUIC / multipath QUIC connection (both endpoints use the same values).
 
+use super::wire;
 use mptlab_engine::time::MILLISECOND;
 use mptlab_engine::Time;
 use serde::Serialize;
@@ -49,6 +50,19 @@ pub struct QuicConfig {
     pub pto_probe_packets: u8,
     /// Additional paths are validated this long after the handshake is confirmed.
     pub path_open_delay: Time,
+}
+
+impl QuicConfig {
+    /// STREAM bytes that always fit one full 1-RTT packet: the UDP payload less the AEAD tag, a
+    /// short header with the longest (4 B) packet number and a STREAM frame header with the
+    /// longest fields (type, stream ID, 8 B offset, 2 B length; RFC 9000 §19.8). The default
+    /// write of a QUIC application, so that each write leaves as one packet instead of a full
+    /// packet and a runt (1431 B at the default 1472 B payload and 8 B connection IDs). A
+    /// packet that also carries ACK frames can still split a write.
+    pub fn one_packet_stream_bytes(&self) -> u32 {
+        let stream_frame_header = 1 + wire::varint_len(self.streams as u64 * 4) + 8 + 2;
+        self.max_udp_payload.saturating_sub(wire::AEAD_TAG_BYTES + wire::short_header_len(self.cid_len, 4) + stream_frame_header).max(1)
+    }
 }
 
 impl Default for QuicConfig {
