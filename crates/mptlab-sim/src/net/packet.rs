@@ -33,6 +33,9 @@ pub struct Packet {
     /// Index of the next link on the route.
     pub hop: u16,
     pub proto: Proto,
+    /// Flow group (index of the flow's scenario entry), set by the simulation when it sends:
+    /// detailed links count per group (`metrics::LinkGroups`).
+    pub group: u16,
     /// MPTCP: incarnation of the subflow that sent it (see `transport::mptcp::SubState`).
     pub epoch: u8,
     /// Bytes on the wire (headers included).
