@@ -194,3 +194,35 @@ app = { kind = "cbr", rate = "1Mbps" }
     assert!(u(&l["jitter_ms"]["count"]) <= arrived && u(&l["jitter_ms"]["count"]) + 3 >= arrived);
     assert_eq!(l["subflow_jitter_ms"]["count"], l["jitter_ms"]["count"]);
 }
+
+/// The sums hold for every kind of drop: CoDel's dequeue drops (codel.toml) and the packets a
+/// link loses when it goes down, queued, transmitting or offered while down (link-events.toml),
+/// with transmissions cut short taken back from the group's packets, bytes and wire bins.
+#[test]
+fn group_sums_hold_with_aqm_drops_and_a_link_going_down() {
+    for (file, duration) in [("codel.toml", "10s"), ("link-events.toml", "20s")] {
+        let text = std::fs::read_to_string(format!("{}/../../scenarios/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        // No group access links in these topologies: every link direction is detailed.
+        let loaded = mptlab_sim::scenario::load(&text, &[("run.duration".into(), format!("\"{duration}\""))], None).unwrap();
+        let mut sim = mptlab_sim::sim::Simulation::new(loaded.spec);
+        sim.run_to_end();
+        let s = sim.summary(&loaded.canonical);
+        let mut kinds = (0, 0);
+        for l in s["links"].as_array().unwrap() {
+            let by_group = l["by_group"].as_object().unwrap_or_else(|| panic!("{file}: {} has no groups", l["name"]));
+            for key in ["packets", "bytes", "drops", "offered_packets"] {
+                let sum: u64 = by_group.values().map(|g| u(&g[key])).sum();
+                assert_eq!(sum, u(&l[key]), "{file} {} {key}", l["name"]);
+            }
+            let wire: f64 = by_group.values().map(|g| g["throughput_mbps"]["mean"].as_f64().unwrap()).sum();
+            let link = l["throughput_mbps"]["mean"].as_f64().unwrap();
+            assert!((wire - link).abs() <= 1e-9 * link.max(1.0), "{file} {}: {wire} vs {link}", l["name"]);
+            kinds.0 += u(&l["queue_drops"]);
+            kinds.1 += u(&l["down_drops"]);
+        }
+        match file {
+            "codel.toml" => assert!(kinds.0 > 0, "CoDel must drop"),
+            _ => assert!(kinds.1 > 0, "the link must lose packets going down"),
+        }
+    }
+}

@@ -20,71 +20,78 @@ pub struct GroupCounts {
     pub drops: u64,
 }
 
+/// One group's counters and wire bins, together so that a transmission touches one element.
+#[derive(Clone, Debug)]
+struct GroupMeter {
+    counts: GroupCounts,
+    wire: IntervalBins,
+}
+
 #[derive(Clone, Debug)]
 pub struct LinkGroups {
-    counts: Vec<GroupCounts>,
-    wire: Vec<IntervalBins>,
+    groups: Vec<GroupMeter>,
 }
 
 impl LinkGroups {
     pub fn new(groups: usize, interval: Time, duration: Time) -> Self {
         LinkGroups {
-            counts: vec![GroupCounts::default(); groups],
-            wire: (0..groups).map(|_| IntervalBins::new(interval, duration)).collect(),
+            groups: (0..groups)
+                .map(|_| GroupMeter { counts: GroupCounts::default(), wire: IntervalBins::new(interval, duration) })
+                .collect(),
         }
     }
 
     #[inline]
     pub fn on_offer(&mut self, group: u16) {
-        if let Some(c) = self.counts.get_mut(group as usize) {
-            c.offered += 1;
+        if let Some(g) = self.groups.get_mut(group as usize) {
+            g.counts.offered += 1;
         }
     }
 
     #[inline]
     pub fn on_drop(&mut self, group: u16) {
-        if let Some(c) = self.counts.get_mut(group as usize) {
-            c.drops += 1;
+        if let Some(g) = self.groups.get_mut(group as usize) {
+            g.counts.drops += 1;
         }
     }
 
     /// A transmission of `size` bytes was scheduled; it ends at `tx_end`.
     #[inline]
     pub fn on_transmit(&mut self, group: u16, tx_end: Time, size: u64) {
-        if let (Some(c), Some(w)) = (self.counts.get_mut(group as usize), self.wire.get_mut(group as usize)) {
-            c.packets += 1;
-            c.bytes += size;
-            w.add(tx_end, size);
+        if let Some(g) = self.groups.get_mut(group as usize) {
+            g.counts.packets += 1;
+            g.counts.bytes += size;
+            g.wire.add(tx_end, size);
         }
     }
 
     /// The link went down before the transmission ending at `tx_end` ended: its wire bytes are
     /// taken back, and if it had not started (`started` false) so is the transmission.
     pub fn on_cut(&mut self, group: u16, tx_end: Time, size: u64, started: bool) {
-        if let (Some(c), Some(w)) = (self.counts.get_mut(group as usize), self.wire.get_mut(group as usize)) {
-            w.remove(tx_end, size);
+        if let Some(g) = self.groups.get_mut(group as usize) {
+            g.wire.remove(tx_end, size);
             if !started {
-                c.packets -= 1;
-                c.bytes -= size;
+                g.counts.packets -= 1;
+                g.counts.bytes -= size;
             }
         }
     }
 
     pub fn len(&self) -> usize {
-        self.counts.len()
+        self.groups.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.counts.is_empty()
+        self.groups.is_empty()
     }
 
     pub fn counts(&self, group: usize) -> GroupCounts {
-        self.counts[group]
+        self.groups[group].counts
     }
 
     /// Wire bytes of `group` per interval.
     pub fn wire(&self, group: usize) -> &IntervalBins {
-        &self.wire[group]
+        &self.groups[group].wire
     }
 }
 
