@@ -161,12 +161,23 @@ class LinkProtocolSummary(TypedDict):
     bytes: int
     throughput_mbps: Stats
 
+class LinkGroupSummary(TypedDict):
+    """One flow group (scenario flow entry) on one detailed link direction."""
+    offered_packets: int
+    packets: int
+    bytes: int
+    drops: int
+    throughput_mbps: Stats
+    jitter_ms: Stats | None
+    subflow_jitter_ms: Stats | None
+
 LinkSummary = TypedDict("LinkSummary", {
     "name": str, "from": str, "to": str, "rate_mbps": float, "throughput_mbps": Stats,
     "bytes": int, "packets": int, "offered_packets": int, "queue_drops": int, "channel_drops": int,
     "drops": int, "down_drops": int, "mean_rate_mbps": float | None, "drop_pct": float,
     "queue_delay_ms": Quantiles | None, "queue_pkts_mean": float | None, "queue_pkts_max": int,
-    "jitter_ms": Jitter | None, "by_protocol": dict[str, LinkProtocolSummary],
+    "jitter_ms": Stats | None, "subflow_jitter_ms": Stats | None,
+    "by_protocol": dict[str, LinkProtocolSummary], "by_group": dict[str, LinkGroupSummary] | None,
 })
 
 class GroupSummary(TypedDict):

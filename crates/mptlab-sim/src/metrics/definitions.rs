@@ -26,10 +26,54 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
     ),
     (
         "link_jitter_ms",
-        "RFC 3550 §6.4.1 jitter as jitter_ms, pooled over the data packets of all flows crossing a \
-      link direction, in link arrival order, with S = the packet's send time at its sender and \
-      R = its arrival at the far end of the link; mean and distribution of the J samples, in ms \
-      (summary key links[].jitter_ms)",
+        "link jitter of the merged stream: one RFC 3550 §6.4.1 estimator (as jitter_ms) over the \
+      data packets of all flows crossing a detailed link direction, in their arrival order at \
+      the far end, with S = the packet's send time at its sender and R = its arrival at the far \
+      end of the link; Stats of the J samples (one per arrival but the first), in ms (summary \
+      key links[].jitter_ms; per group, over the group's packets only: \
+      links[].by_group.<group>.jitter_ms); series link_jitter_ms (entity <link>): mean of the \
+      J samples of each trace interval that had one, stamped with the interval's start",
+    ),
+    (
+        "subflow_jitter_ms",
+        "per-subflow link jitter: one RFC 3550 §6.4.1 estimator per (flow, path, direction) \
+      stream of data packets crossing a detailed link direction, S and R as link_jitter_ms; the \
+      J samples of all streams are pooled, for the link (links[].subflow_jitter_ms) and per \
+      group (links[].by_group.<group>.subflow_jitter_ms); Stats of the pooled samples, in ms; \
+      series link_subflow_jitter_ms (entity <link>) as link_jitter_ms",
+    ),
+    (
+        "link_group_jitter_ms",
+        "series (entity <link>:<group>): per trace interval with samples, mean of the merged-stream \
+      J samples of the group's data packets on the link (links[].by_group.<group>.jitter_ms), in ms",
+    ),
+    (
+        "link_group_subflow_jitter_ms",
+        "series (entity <link>:<group>): per trace interval with samples, mean of the pooled \
+      per-subflow J samples of the group's streams on the link \
+      (links[].by_group.<group>.subflow_jitter_ms), in ms",
+    ),
+    (
+        "link_subflow_jitter_ms",
+        "series (entity <link>): per trace interval with samples, mean of the pooled per-subflow J \
+      samples of the link (links[].subflow_jitter_ms), in ms",
+    ),
+    (
+        "by_group",
+        "per flow group (a [flows.NAME] entry of the scenario) on a detailed link direction, for \
+      each group that offered packets to it: offered_packets, packets (transmissions started, \
+      channel losses included), bytes (wire bytes, headers included), drops (queue, channel and \
+      down drops) and throughput_mbps (the group's wire bytes whose transmission ends in each \
+      interval, in Mbit/s; Stats over the run's intervals), by the link's own rules, so sums \
+      over groups equal the link's packets, bytes and drops; jitter_ms and subflow_jitter_ms as \
+      link_jitter_ms and subflow_jitter_ms over the group's packets; null on an undetailed \
+      link (summary key links[].by_group)",
+    ),
+    (
+        "link_group_mbps",
+        "series (entity <link>:<group>): a group's wire throughput on a detailed link per \
+      interval, as links[].by_group.<group>.throughput_mbps; the groups' series sum to \
+      link_mbps of the link",
     ),
     (
         "owd_ms",

@@ -14,12 +14,46 @@ use super::stats::{RunningStats, Stats};
 
 const NS_PER_MS: f64 = 1e6;
 
-#[derive(Clone, Debug)]
-pub struct Rfc3550Jitter {
+/// The RFC 3550 §6.4.1 estimator of one stream without its samples: the running J and the
+/// previous packet. Streams whose samples are pooled (every subflow crossing a link) keep only
+/// this and hand each sample to a shared `JitterSamples`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct JitterEstimator {
     j: f64,
     prev_sent: Time,
     prev_arrived: Time,
     started: bool,
+}
+
+impl JitterEstimator {
+    /// One packet, in arrival order: `sent` is its send time at the source (S_i), `arrived` its
+    /// arrival time at the measuring point (R_i). Returns the new J in ns, or None for the
+    /// stream's first packet (it only initialises). O(1), no allocation.
+    #[inline]
+    pub fn update(&mut self, sent: Time, arrived: Time) -> Option<f64> {
+        let sample = if self.started {
+            // i64 is exact for simulated times below 292 years and avoids slow i128 → f64.
+            let d = (arrived as i64 - self.prev_arrived as i64) - (sent as i64 - self.prev_sent as i64);
+            self.j += ((d.unsigned_abs() as f64) - self.j) / 16.0;
+            Some(self.j)
+        } else {
+            None
+        };
+        self.started = true;
+        self.prev_sent = sent;
+        self.prev_arrived = arrived;
+        sample
+    }
+
+    /// Current J in ns (0 before the second packet).
+    pub fn current_ns(&self) -> f64 {
+        self.j
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Rfc3550Jitter {
+    estimator: JitterEstimator,
     samples: RunningStats,
     hist: LogHistogram,
 }
@@ -32,33 +66,26 @@ impl Default for Rfc3550Jitter {
 
 impl Rfc3550Jitter {
     pub fn new() -> Self {
-        Rfc3550Jitter { j: 0.0, prev_sent: 0, prev_arrived: 0, started: false, samples: RunningStats::new(), hist: LogHistogram::new() }
+        Rfc3550Jitter { estimator: JitterEstimator::default(), samples: RunningStats::new(), hist: LogHistogram::new() }
     }
 
-    /// One packet, in arrival order: `sent` is its send time at the source (S_i), `arrived` its
-    /// arrival time at the measuring point (R_i). O(1), no allocation.
+    /// One packet, in arrival order (see `JitterEstimator::update`). O(1), no allocation.
     #[inline]
     pub fn on_packet(&mut self, sent: Time, arrived: Time) {
-        if self.started {
-            // i64 is exact for simulated times below 292 years and avoids slow i128 → f64.
-            let d = (arrived as i64 - self.prev_arrived as i64) - (sent as i64 - self.prev_sent as i64);
-            self.j += ((d.unsigned_abs() as f64) - self.j) / 16.0;
-            self.samples.push(self.j);
-            self.hist.record((self.j + 0.5) as u64); // J ≥ 0: round half up without a libm call
+        if let Some(j) = self.estimator.update(sent, arrived) {
+            self.samples.push(j);
+            self.hist.record((j + 0.5) as u64); // J ≥ 0: round half up without a libm call
         }
-        self.started = true;
-        self.prev_sent = sent;
-        self.prev_arrived = arrived;
     }
 
     /// Current J in ns (0 before the second packet).
     pub fn current_ns(&self) -> f64 {
-        self.j
+        self.estimator.j
     }
 
     /// Current J in ms (0 before the second packet).
     pub fn current_ms(&self) -> f64 {
-        self.j / NS_PER_MS
+        self.estimator.j / NS_PER_MS
     }
 
     /// Mean of all J samples in ms (exact; 0 with no sample).

@@ -13,7 +13,7 @@ use super::capacity::CapacityProcess;
 use super::config::LinkSpec;
 use super::link::{Arrival, Enqueued, Link, LinkCounters};
 use super::packet::Proto;
-use crate::metrics::{QueueStats, WireMeter};
+use crate::metrics::{LinkGroups, QueueStats, WireMeter};
 use mptlab_engine::{Handle, RngStream, Time};
 
 pub enum Hop {
@@ -22,9 +22,10 @@ pub enum Hop {
 
 impl Hop {
     /// A point-to-point link direction; `rng` is its channel's random stream.
-    /// `detailed`: keep the link's time series (`Link::new`).
-    pub fn point_to_point(spec: &LinkSpec, rng: RngStream, interval: Time, duration: Time, detailed: bool) -> Self {
-        Hop::PointToPoint(Link::new(spec, rng, interval, duration, detailed))
+    /// `detailed`: keep the link's time series and, with `groups` > 0, per-group counters
+    /// (`Link::new`).
+    pub fn point_to_point(spec: &LinkSpec, rng: RngStream, interval: Time, duration: Time, detailed: bool, groups: usize) -> Self {
+        Hop::PointToPoint(Link::new(spec, rng, interval, duration, detailed, groups))
     }
 
     /// The link, when the hop is one.
@@ -34,28 +35,30 @@ impl Hop {
         }
     }
 
-    /// Offer a packet at `now`; the result says whether it was dropped and which events to
-    /// schedule.
+    /// Offer a packet of flow group `group` at `now`; the result says whether it was dropped
+    /// and which events to schedule.
     #[inline]
-    pub fn enqueue(&mut self, now: Time, handle: Handle, size: u32, proto: Proto) -> Enqueued {
+    pub fn enqueue(&mut self, now: Time, handle: Handle, size: u32, proto: Proto, group: u16) -> Enqueued {
         match self {
-            Hop::PointToPoint(l) => l.enqueue(now, handle, size, proto),
+            Hop::PointToPoint(l) => l.enqueue(now, handle, size, proto, group),
         }
     }
 
-    /// The packet reaching the far end by `now`, if any, and the next arrival event.
+    /// The packet reaching the far end by `now`, if any, and the next arrival event;
+    /// `group_of` gives a lost packet's flow group.
     #[inline]
-    pub fn pop_arrival(&mut self, now: Time) -> Option<Arrival> {
+    pub fn pop_arrival(&mut self, now: Time, group_of: impl Fn(Handle) -> u16) -> Option<Arrival> {
         match self {
-            Hop::PointToPoint(l) => l.pop_arrival(now),
+            Hop::PointToPoint(l) => l.pop_arrival(now, group_of),
         }
     }
 
     /// The hop's transmitter event; packets its queue drops are appended to `dropped`.
+    /// `class_of` gives a packet's protocol and flow group.
     #[inline]
-    pub fn on_tx_event(&mut self, now: Time, dropped: &mut Vec<(Handle, u32)>, proto_of: impl Fn(Handle) -> Proto) -> Enqueued {
+    pub fn on_tx_event(&mut self, now: Time, dropped: &mut Vec<(Handle, u32)>, class_of: impl Fn(Handle) -> (Proto, u16)) -> Enqueued {
         match self {
-            Hop::PointToPoint(l) => l.on_tx_event(now, dropped, proto_of),
+            Hop::PointToPoint(l) => l.on_tx_event(now, dropped, class_of),
         }
     }
 
@@ -76,6 +79,13 @@ impl Hop {
     pub fn counters(&self) -> &LinkCounters {
         match self {
             Hop::PointToPoint(l) => &l.counters,
+        }
+    }
+
+    /// Per-group counters and wire bins, on a detailed link of a run with flow groups.
+    pub fn groups(&self) -> Option<&LinkGroups> {
+        match self {
+            Hop::PointToPoint(l) => l.groups.as_deref(),
         }
     }
 
@@ -120,9 +130,9 @@ impl Hop {
 
     /// Take the hop down or up at `now`; returns when to schedule the arrival event of the
     /// packets lost inside it, if any.
-    pub fn set_up(&mut self, now: Time, up: bool, proto_of: impl Fn(Handle) -> Proto) -> Option<Time> {
+    pub fn set_up(&mut self, now: Time, up: bool, class_of: impl Fn(Handle) -> (Proto, u16)) -> Option<Time> {
         match self {
-            Hop::PointToPoint(l) => l.set_up(now, up, proto_of),
+            Hop::PointToPoint(l) => l.set_up(now, up, class_of),
         }
     }
 
@@ -151,7 +161,7 @@ mod tests {
     }
 
     fn hop(queue: QueueSpec) -> Hop {
-        Hop::point_to_point(&spec(queue), RngStream::new(1, StreamId::new(1, 1)), SECOND, 10 * SECOND, true)
+        Hop::point_to_point(&spec(queue), RngStream::new(1, StreamId::new(1, 1)), SECOND, 10 * SECOND, true, 1)
     }
 
     /// Drive a hop with `n` back-to-back 1500 B packets at t = 0 and run its events to the end;
@@ -160,7 +170,7 @@ mod tests {
         let mut events: Vec<(Time, bool)> = Vec::new(); // (time, is_tx)
         let mut dropped = 0;
         for i in 0..n {
-            let r = h.enqueue(0, Handle(i), 1500, Proto::Tcp);
+            let r = h.enqueue(0, Handle(i), 1500, Proto::Tcp, 0);
             dropped += r.dropped as u64;
             events.extend(r.arrival_wake.map(|t| (t, false)));
             events.extend(r.tx_wake.map(|t| (t, true)));
@@ -170,11 +180,11 @@ mod tests {
         while let Some(i) = events.iter().enumerate().min_by_key(|(_, e)| e.0).map(|(i, _)| i) {
             let (t, is_tx) = events.swap_remove(i);
             if is_tx {
-                let r = h.on_tx_event(t, &mut scratch, |_| Proto::Tcp);
+                let r = h.on_tx_event(t, &mut scratch, |_| (Proto::Tcp, 0));
                 dropped += scratch.drain(..).count() as u64;
                 events.extend(r.arrival_wake.map(|t| (t, false)));
                 events.extend(r.tx_wake.map(|t| (t, true)));
-            } else if let Some(a) = h.pop_arrival(t) {
+            } else if let Some(a) = h.pop_arrival(t, |_| 0) {
                 if a.lost {
                     dropped += 1;
                 } else {

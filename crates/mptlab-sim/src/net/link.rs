@@ -53,7 +53,7 @@ use super::pipe::{InPipe, Pipe};
 use super::queue::{over_limit, Fifo, Qdisc, Queued};
 use super::rate_meter::RateMeter;
 use super::transmitter::Transmitter;
-use crate::metrics::{QueueStats, WireMeter};
+use crate::metrics::{LinkGroups, QueueStats, WireMeter};
 use mptlab_engine::{Handle, RngStream, StreamId, Time};
 
 /// Stream kind of a RED queue's random stream (seeded from the link's stream).
@@ -114,6 +114,8 @@ pub struct Link {
     /// Wire bytes per interval, per protocol (index `Proto::index`) and in total, counted when
     /// transmission ends: a kept series on a detailed link, streamed statistics otherwise.
     pub wire: WireMeter,
+    /// Per-group counters and wire bins (detailed links of a run with flow groups only).
+    pub groups: Option<Box<LinkGroups>>,
     scratch: Vec<Queued>,
     up: bool,
     rate_meter: RateMeter,
@@ -123,8 +125,9 @@ pub struct Link {
 }
 
 impl Link {
-    /// `detailed`: keep the wire-throughput series (else stream its statistics).
-    pub fn new(spec: &LinkSpec, mut rng: RngStream, interval: Time, duration: Time, detailed: bool) -> Self {
+    /// `detailed`: keep the wire-throughput series (else stream its statistics) and, when
+    /// `groups` > 0, count per flow group (packets carry their group index).
+    pub fn new(spec: &LinkSpec, mut rng: RngStream, interval: Time, duration: Time, detailed: bool, groups: usize) -> Self {
         let qdisc_rng = match spec.queue {
             QueueSpec::Red { .. } => RngStream::new(rng.next_u64(), StreamId::new(STREAM_RED, 0)),
             _ => RngStream::new(0, StreamId::new(STREAM_RED, 0)),
@@ -144,6 +147,7 @@ impl Link {
             counters: LinkCounters::default(),
             stats: if detailed { QueueStats::new() } else { QueueStats::without_histogram() },
             wire: if detailed { WireMeter::series(interval, duration) } else { WireMeter::streaming(interval, duration) },
+            groups: (detailed && groups > 0).then(|| Box::new(LinkGroups::new(groups, interval, duration))),
             scratch: Vec::new(),
             up: true,
             rate_meter: RateMeter::default(),
@@ -176,29 +180,41 @@ impl Link {
     /// Put the packet on the wire starting at `tx_start`; returns when its transmission ends.
     /// The channel's loss decision is drawn now and applied when the packet would arrive.
     #[inline]
-    fn transmit(&mut self, now: Time, handle: Handle, size: u32, proto: Proto, tx_start: Time) -> Time {
+    fn transmit(&mut self, now: Time, handle: Handle, size: u32, proto: Proto, group: u16, tx_start: Time) -> Time {
         let tx_end = self.tx.send(tx_start, size);
         self.counters.transmitted += 1;
         self.counters.transmitted_bytes += size as u64;
         self.wire.add(now, tx_end, proto.index(), size as u64);
+        if let Some(g) = &mut self.groups {
+            g.on_transmit(group, tx_end, size as u64);
+        }
         let lost = !self.loss.is_lossless() && self.loss.lose(&mut self.rng);
         self.pipe.push(InPipe { handle, size, tx_start, arrival: tx_end + self.delay, lost, down: false });
         tx_end
     }
 
     #[inline]
-    fn drop_on_arrival(&mut self, size: u32, aqm: bool) -> Enqueued {
+    fn drop_on_arrival(&mut self, size: u32, group: u16, aqm: bool) -> Enqueued {
+        if let Some(g) = &mut self.groups {
+            g.on_drop(group);
+        }
         self.counters.queue_drops += 1;
         self.counters.aqm_drops += aqm as u64;
         self.stats.on_drop(size as u64);
         Enqueued { dropped: true, ..Enqueued::default() }
     }
 
-    /// Offer a packet to the link at `now`.
+    /// Offer a packet of flow group `group` to the link at `now`.
     #[inline]
-    pub fn enqueue(&mut self, now: Time, handle: Handle, size: u32, proto: Proto) -> Enqueued {
+    pub fn enqueue(&mut self, now: Time, handle: Handle, size: u32, proto: Proto, group: u16) -> Enqueued {
         self.counters.offered += 1;
+        if let Some(g) = &mut self.groups {
+            g.on_offer(group);
+        }
         if !self.up {
+            if let Some(g) = &mut self.groups {
+                g.on_drop(group);
+            }
             self.counters.down_drops += 1;
             return Enqueued { dropped: true, ..Enqueued::default() };
         }
@@ -210,16 +226,16 @@ impl Link {
             if let Qdisc::Red(red) = &mut self.qdisc {
                 let idle_since = (pkts == 0 && self.tx.busy_until() <= now).then_some(self.tx.busy_until());
                 if red.drops_arrival(now, pkts, bytes, idle_since, self.tx.rate_bps()) {
-                    return self.drop_on_arrival(size, true);
+                    return self.drop_on_arrival(size, group, true);
                 }
             }
             if over_limit(self.limit, pkts, bytes, size) {
-                return self.drop_on_arrival(size, false);
+                return self.drop_on_arrival(size, group, false);
             }
             let tx_start = self.tx.next_start(now);
             self.stats.on_enqueue(size as u64);
             self.stats.on_dequeue(tx_start, tx_start - now, size as u64);
-            self.transmit(now, handle, size, proto, tx_start);
+            self.transmit(now, handle, size, proto, group, tx_start);
             if tx_start > now {
                 self.pipe.mark_last_waiting(size);
                 let (pkts, bytes) = self.pipe.waiting();
@@ -230,7 +246,7 @@ impl Link {
             }
         } else {
             if over_limit(self.limit, self.fifo.len() as u64, self.fifo.bytes(), size) {
-                return self.drop_on_arrival(size, false);
+                return self.drop_on_arrival(size, group, false);
             }
             self.stats.on_enqueue(size as u64);
             self.fifo.push(Queued { handle, enqueued_at: now, size });
@@ -248,8 +264,8 @@ impl Link {
 
     /// Transmitter event of a discipline that decides at dequeue (CoDel): dequeue (dropping as
     /// the discipline decides) and start the next packet. Dropped packets are appended to
-    /// `dropped` for the caller to free.
-    pub fn on_tx_event(&mut self, now: Time, dropped: &mut Vec<(Handle, u32)>, proto_of: impl Fn(Handle) -> Proto) -> Enqueued {
+    /// `dropped` for the caller to free. `class_of` gives a packet's protocol and flow group.
+    pub fn on_tx_event(&mut self, now: Time, dropped: &mut Vec<(Handle, u32)>, class_of: impl Fn(Handle) -> (Proto, u16)) -> Enqueued {
         let mut out = Enqueued::default();
         if self.tx.busy_until() > now {
             out.tx_wake = Some(self.tx.busy_until());
@@ -264,13 +280,17 @@ impl Link {
             self.counters.queue_drops += 1;
             self.counters.aqm_drops += 1;
             self.stats.on_drop(q.size as u64);
+            if let Some(g) = &mut self.groups {
+                g.on_drop(class_of(q.handle).1);
+            }
             dropped.push((q.handle, q.size));
         }
         self.stats.sample_len(now, self.fifo.len() as u64, self.fifo.bytes());
         let pipe_was_empty = self.pipe.is_empty();
         if let Some(q) = next {
             self.stats.on_dequeue(now, now - q.enqueued_at, q.size as u64);
-            out.tx_wake = Some(self.transmit(now, q.handle, q.size, proto_of(q.handle), now));
+            let (proto, group) = class_of(q.handle);
+            out.tx_wake = Some(self.transmit(now, q.handle, q.size, proto, group, now));
         }
         if pipe_was_empty {
             out.arrival_wake = self.pipe.front().map(|p| p.arrival);
@@ -280,8 +300,9 @@ impl Link {
 
     /// Pop the head of the pipe if it has arrived by `now`. Returns the packet, whether the
     /// channel lost it (the caller frees it), and the time of the next arrival event, if any.
+    /// `group_of` gives a lost packet's flow group (asked only on a link counting per group).
     #[inline]
-    pub fn pop_arrival(&mut self, now: Time) -> Option<Arrival> {
+    pub fn pop_arrival(&mut self, now: Time, group_of: impl Fn(Handle) -> u16) -> Option<Arrival> {
         if self.pipe.front()?.arrival > now {
             return None;
         }
@@ -289,6 +310,11 @@ impl Link {
             self.pipe.advance(now, &mut self.stats);
         }
         let head = self.pipe.pop_front()?;
+        if head.lost {
+            if let Some(g) = &mut self.groups {
+                g.on_drop(group_of(head.handle));
+            }
+        }
         if head.down {
             self.counters.down_drops += 1;
         } else if head.lost {
@@ -331,9 +357,10 @@ impl Link {
     /// Going down loses every packet inside the link that has not arrived by `now` (see the
     /// module documentation): they stay in the pipe marked lost and due `now`, and when any
     /// exist the caller must schedule the pipe's arrival event at the returned time, so that
-    /// they leave through `pop_arrival` as `Arrival { lost: true }`. `proto_of` gives a
-    /// packet's protocol (to take back the wire bytes of a transmission cut short).
-    pub fn set_up(&mut self, now: Time, up: bool, proto_of: impl Fn(Handle) -> Proto) -> Option<Time> {
+    /// they leave through `pop_arrival` as `Arrival { lost: true }`. `class_of` gives a
+    /// packet's protocol and flow group (to take back the wire bytes of a transmission cut
+    /// short).
+    pub fn set_up(&mut self, now: Time, up: bool, class_of: impl Fn(Handle) -> (Proto, u16)) -> Option<Time> {
         if up == self.up {
             return None;
         }
@@ -356,7 +383,11 @@ impl Link {
             if tx_end > now {
                 // Its transmission does not end: take back its wire bytes, and if it had not
                 // even started, its transmission.
-                self.wire.remove(tx_end, proto_of(p.handle).index(), p.size as u64);
+                let (proto, group) = class_of(p.handle);
+                self.wire.remove(tx_end, proto.index(), p.size as u64);
+                if let Some(g) = &mut self.groups {
+                    g.on_cut(group, tx_end, p.size as u64, p.tx_start <= now);
+                }
                 if p.tx_start > now {
                     self.counters.transmitted -= 1;
                     self.counters.transmitted_bytes -= p.size as u64;

@@ -1,6 +1,6 @@
 //! The record of one link direction (`links[]`): wire throughput, drops, queueing.
 
-use crate::metrics::report::{JitterSummary, Quantiles};
+use crate::metrics::report::Quantiles;
 use crate::metrics::Stats;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -29,9 +29,30 @@ pub struct LinkSummary {
     pub queue_delay_ms: Option<Quantiles>,
     pub queue_pkts_mean: Option<f64>,
     pub queue_pkts_max: u64,
-    pub jitter_ms: Option<JitterSummary>,
+    /// RFC 3550 jitter of the merged stream of data packets (`metrics::link_jitter`); null
+    /// unless the run asks for link jitter on a detailed link, or before a second arrival.
+    pub jitter_ms: Option<Stats>,
+    /// RFC 3550 jitter per (flow, path) stream, samples pooled over the streams; null as above.
+    pub subflow_jitter_ms: Option<Stats>,
     /// Per protocol that used the link (`tcp`, `udp`).
     pub by_protocol: BTreeMap<&'static str, LinkProtocolSummary>,
+    /// Per flow group (scenario flow entry) that offered packets to the link; null on an
+    /// undetailed link.
+    pub by_group: Option<BTreeMap<String, LinkGroupSummary>>,
+}
+
+/// One flow group on one link direction (`links[].by_group.<group>`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LinkGroupSummary {
+    pub offered_packets: u64,
+    pub packets: u64,
+    pub bytes: u64,
+    /// Queue, channel and down drops.
+    pub drops: u64,
+    /// The group's wire throughput per interval, Mbit/s.
+    pub throughput_mbps: Stats,
+    pub jitter_ms: Option<Stats>,
+    pub subflow_jitter_ms: Option<Stats>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

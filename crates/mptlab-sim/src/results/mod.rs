@@ -22,6 +22,6 @@ pub use crate::transport::part::{PathDetail, PathMeasures, PathState, PathSummar
 pub use engine::EngineSummary;
 pub use flow::FlowSummary;
 pub use group::GroupSummary;
-pub use link::{LinkProtocolSummary, LinkSummary};
+pub use link::{LinkGroupSummary, LinkProtocolSummary, LinkSummary};
 pub use protocol::ProtocolSummary;
 pub use run::RunSummary;

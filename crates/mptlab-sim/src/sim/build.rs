@@ -4,6 +4,7 @@
 
 use super::flow::{Flow, FlowMetrics, MpMetrics};
 use super::results::LinkTrace;
+use super::subflow_jitter::SubflowJitter;
 use super::{Ev, PacketCounts, RouteEnd, Simulation};
 use crate::apps::App;
 use crate::metrics::{active_bins, RateMeter};
@@ -22,17 +23,32 @@ const STREAM_SCHEDULER: u64 = 3;
 pub(super) fn build(spec: RunSpec) -> Simulation {
     let (interval, trace_every, duration) = (spec.metrics.interval, spec.metrics.trace_interval, spec.duration);
     let m = &spec.metrics;
+    // Flow groups (scenario entries) in order of first appearance; a flow carries its index.
+    let mut group_names: Vec<String> = Vec::new();
+    let flow_groups: Vec<u16> = spec
+        .flows
+        .iter()
+        .map(|f| match group_names.iter().position(|g| *g == f.group) {
+            Some(i) => i as u16,
+            None => {
+                group_names.push(f.group.clone());
+                (group_names.len() - 1) as u16
+            }
+        })
+        .collect();
+    assert!(group_names.len() <= u16::MAX as usize, "more than 65535 flow groups");
     let hops: Vec<Hop> = spec
         .links
         .iter()
         .enumerate()
         .map(|(i, l)| {
             let rng = RngStream::new(spec.seed, StreamId::named(STREAM_LINK, &l.name));
-            Hop::point_to_point(l, rng, interval, duration, m.link_detailed(i))
+            Hop::point_to_point(l, rng, interval, duration, m.link_detailed(i), group_names.len())
         })
         .collect();
+    let jitter_groups = m.link_jitter.then_some(group_names.len());
     let link_traces =
-        (0..spec.links.len()).map(|i| m.link_detailed(i).then(|| Box::new(LinkTrace::new(trace_every, duration, m.link_jitter)))).collect();
+        (0..spec.links.len()).map(|i| m.link_detailed(i).then(|| Box::new(LinkTrace::new(trace_every, duration, jitter_groups)))).collect();
     let mut routes = RouteTable::default();
     let mut route_ends = Vec::with_capacity(2 * spec.flows.len());
     let mut flows = Vec::with_capacity(spec.flows.len());
@@ -59,6 +75,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         };
         flows.push(Flow {
             proto: built.proto,
+            group: flow_groups[fi],
             start: f.start,
             stop: f.stop,
             endpoint: built.endpoint,
@@ -69,6 +86,8 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             metrics: FlowMetrics { mp, ..metrics },
         });
     }
+    let subflow_jitter =
+        if m.link_jitter { SubflowJitter::new(&routes, route_ends.len(), |l| m.link_detailed(l)) } else { SubflowJitter::default() };
     // A binary heap for a few flows, a radix heap for thousands (same order: engine::queue).
     let mut queue = EventQueue::for_entities(spec.flows.len() + spec.links.len());
     let sampled_flows: Vec<u32> = (0..spec.flows.len()).filter(|&f| m.flow_detailed(f)).map(|f| f as u32).collect();
@@ -96,6 +115,8 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         outbox: Outbox::with_capacity(64),
         codel_drops: Vec::new(),
         link_traces,
+        subflow_jitter,
+        group_names,
         sampled_flows,
         bodies: Default::default(),
     };

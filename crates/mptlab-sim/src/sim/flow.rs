@@ -10,6 +10,8 @@ pub use crate::transport::flow_metrics::{FlowMetrics, MpMetrics};
 
 pub struct Flow {
     pub proto: Proto,
+    /// Index of the flow's group (its scenario entry) in `Simulation::group_names`.
+    pub group: u16,
     pub start: Time,
     pub stop: Option<Time>,
     pub endpoint: AnyEndpoint,

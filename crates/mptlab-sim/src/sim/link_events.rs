@@ -52,7 +52,10 @@ impl Simulation {
         let packets = &self.packets;
         // Packets lost inside the link leave through the pipe as lost arrivals, due now; the
         // arrival handler frees them with `drop_packet`, like channel losses.
-        if let Some(t) = self.hops[l].set_up(now, up, |h| packets.get(h).proto) {
+        if let Some(t) = self.hops[l].set_up(now, up, |h| {
+            let p = packets.get(h);
+            (p.proto, p.group)
+        }) {
             self.queue.schedule(t, Ev::Arrival(e.link));
         }
         self.on_link_state_change(now, e.link, up);

@@ -14,6 +14,7 @@ mod flow;
 mod link_events;
 pub mod results;
 mod results_paths;
+mod subflow_jitter;
 
 pub use crate::transport::AnyEndpoint;
 pub use event::Ev;
@@ -58,6 +59,10 @@ pub struct Simulation {
     codel_drops: Vec<(Handle, u32)>,
     /// Traces of the detailed links (`metrics.detail_links`), by link id.
     link_traces: Vec<Option<Box<results::LinkTrace>>>,
+    /// Per-subflow link jitter estimators (when the run asks for link jitter).
+    subflow_jitter: subflow_jitter::SubflowJitter,
+    /// Flow group names (scenario entries), by the index packets carry.
+    pub group_names: Vec<String>,
     /// The flows sampled every trace interval (the detailed ones), by id: a sample then does
     /// not touch the thousands of others.
     sampled_flows: Vec<u32>,
@@ -133,11 +138,11 @@ impl Simulation {
     #[inline]
     fn forward(&mut self, now: Time, h: Handle) {
         let p = self.packets.get(h);
-        let (size, proto) = (p.size, p.proto);
+        let (size, proto, group) = (p.size, p.proto, p.group);
         match self.routes.hop(p.route, p.hop) {
             Some(l) => {
                 let link = &mut self.hops[l as usize];
-                let r = link.enqueue(now, h, size, proto);
+                let r = link.enqueue(now, h, size, proto, group);
                 if r.dropped {
                     self.drop_packet(h);
                 }
@@ -169,7 +174,8 @@ impl Simulation {
 
     #[inline]
     fn on_arrival(&mut self, now: Time, l: u32) {
-        let Some(a) = self.hops[l as usize].pop_arrival(now) else { return };
+        let packets = &self.packets;
+        let Some(a) = self.hops[l as usize].pop_arrival(now, |h| packets.get(h).group) else { return };
         if let Some(t) = a.next_wake {
             self.queue.schedule(t, Ev::Arrival(l));
         }
@@ -182,10 +188,13 @@ impl Simulation {
             return;
         }
         let p = self.packets.get_mut(a.handle);
+        let hop = p.hop;
         p.hop += 1;
         if self.spec.metrics.link_jitter && p.is_data() {
             if let Some(j) = self.link_traces[l as usize].as_mut().and_then(|t| t.jitter.as_mut()) {
-                j.on_packet(p.sent_at, now);
+                if let Some(sub) = self.subflow_jitter.estimator(p.route, hop) {
+                    j.on_packet(p.group, p.sent_at, now, sub);
+                }
             }
         }
         self.forward(now, a.handle);
@@ -194,7 +203,10 @@ impl Simulation {
     fn on_link_tx(&mut self, now: Time, l: u32) {
         let mut dropped = std::mem::take(&mut self.codel_drops);
         let packets = &self.packets;
-        let r = self.hops[l as usize].on_tx_event(now, &mut dropped, |h| packets.get(h).proto);
+        let r = self.hops[l as usize].on_tx_event(now, &mut dropped, |h| {
+            let p = packets.get(h);
+            (p.proto, p.group)
+        });
         for (h, _) in dropped.drain(..) {
             self.drop_packet(h);
         }
@@ -263,7 +275,8 @@ impl Simulation {
             let route = flow.route_base + 2 * t.path as u32 + (t.from == End::Receiver) as u32;
             // A body was written for handle `next`: the packet must get it.
             debug_assert_eq!(self.packets.next_handle(), next, "a packet was inserted between building and sending");
-            self.send_packet(now, Packet { route, hop: 0, ..t.packet });
+            let group = flow.group;
+            self.send_packet(now, Packet { route, hop: 0, group, ..t.packet });
         }
         for i in 0..self.outbox.wakes.len() {
             match self.outbox.wakes[i] {

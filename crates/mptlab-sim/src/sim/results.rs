@@ -5,11 +5,11 @@
 
 use super::Simulation;
 use crate::metrics::report::{finite, pct};
-use crate::metrics::{active_bins, jain_index, RateMeter, Rfc3550Jitter, Stats, Trace, DEFINITIONS};
+use crate::metrics::{active_bins, jain_index, LinkJitter, RateMeter, Stats, Trace, DEFINITIONS};
 use crate::net::Proto;
 use crate::results::{
-    EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkProtocolSummary, LinkSummary, PathMeasures, ProtocolSummary, Quantiles,
-    RunSummary,
+    EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkGroupSummary, LinkProtocolSummary, LinkSummary, PathMeasures,
+    ProtocolSummary, Quantiles, RunSummary,
 };
 use crate::spec::PathSpec;
 use crate::transport::endpoint::{Endpoint, SummaryInput};
@@ -23,17 +23,18 @@ use std::collections::BTreeMap;
 pub struct LinkTrace {
     pub queue_pkts: Trace,
     pub queue_delay_ms: Trace,
-    /// RFC 3550 jitter pooled over the data packets of every flow crossing the link, when the
-    /// run asks for link jitter.
-    pub jitter: Option<Rfc3550Jitter>,
+    /// RFC 3550 jitter of the data packets crossing the link, merged and per subflow, for the
+    /// link and per flow group (`metrics::link_jitter`), when the run asks for link jitter.
+    pub jitter: Option<LinkJitter>,
 }
 
 impl LinkTrace {
-    pub fn new(every: Time, duration: Time, jitter: bool) -> Self {
+    /// `jitter_groups`: the number of flow groups when the run asks for link jitter.
+    pub fn new(every: Time, duration: Time, jitter_groups: Option<usize>) -> Self {
         Self {
             queue_pkts: Trace::new(every, duration),
             queue_delay_ms: Trace::new(every, duration),
-            jitter: jitter.then(Rfc3550Jitter::new),
+            jitter: jitter_groups.map(|g| LinkJitter::new(g, every, duration)),
         }
     }
 }
@@ -53,6 +54,12 @@ impl Columns {
         self.entity.push(entity.to_string());
         self.t_s.push(t);
         self.value.push(v);
+    }
+
+    pub(super) fn push_points(&mut self, series: &'static str, entity: &str, points: impl Iterator<Item = (f64, f64)>) {
+        for (t, v) in points {
+            self.push(series, entity, t, v);
+        }
     }
 
     pub(super) fn push_trace(&mut self, series: &'static str, entity: &str, trace: &Trace) {
@@ -170,6 +177,7 @@ impl Simulation {
             }
         }
         let drops = c.queue_drops + c.channel_drops + c.down_drops;
+        let jitter = self.link_traces[i].as_ref().and_then(|t| t.jitter.as_ref());
         // Time-average capacity (0 while down), for links whose rate or state varies.
         let varies = ls.capacity.is_some() || spec.events.iter().any(|e| e.link as usize == i);
         LinkSummary {
@@ -192,9 +200,39 @@ impl Simulation {
                 .or_else(|| Quantiles::of_running_ns(link.stats().delay_running())),
             queue_pkts_mean: finite(link.stats().mean_len_packets(spec.duration)),
             queue_pkts_max: link.stats().max_len_packets(),
-            jitter_ms: self.link_traces[i].as_ref().and_then(|t| t.jitter.as_ref()).and_then(JitterSummary::of),
+            jitter_ms: jitter.and_then(|j| j.link.merged_samples.stats_ms()),
+            subflow_jitter_ms: jitter.and_then(|j| j.link.subflow_samples.stats_ms()),
             by_protocol,
+            by_group: self.link_group_summaries(i),
         }
+    }
+
+    /// `links[].by_group` of link `i`: each group that offered packets to it (None when the
+    /// link does not count per group).
+    fn link_group_summaries(&self, i: usize) -> Option<BTreeMap<String, LinkGroupSummary>> {
+        let groups = self.hops[i].groups()?;
+        let jitter = self.link_traces[i].as_ref().and_then(|t| t.jitter.as_ref());
+        let mut out = BTreeMap::new();
+        for (g, name) in self.group_names.iter().enumerate() {
+            let c = groups.counts(g);
+            if c.offered == 0 {
+                continue;
+            }
+            let pair = jitter.map(|j| &j.groups[g]);
+            out.insert(
+                name.clone(),
+                LinkGroupSummary {
+                    offered_packets: c.offered,
+                    packets: c.packets,
+                    bytes: c.bytes,
+                    drops: c.drops,
+                    throughput_mbps: groups.wire(g).summary(0),
+                    jitter_ms: pair.and_then(|p| p.merged_samples.stats_ms()),
+                    subflow_jitter_ms: pair.and_then(|p| p.subflow_samples.stats_ms()),
+                },
+            );
+        }
+        Some(out)
     }
 
     fn node_name(&self, node: u32) -> String {
@@ -254,7 +292,38 @@ impl Simulation {
             }
             c.push_trace("queue_delay_ms", name, &tr.queue_delay_ms);
             c.push_trace("queue_pkts", name, &tr.queue_pkts);
+            self.link_group_timeseries(&mut c, i);
         }
         c
+    }
+
+    /// Link `i`'s per-group wire throughput (`link_group_mbps`) and its jitter series (mean J
+    /// per trace interval with samples): `link_jitter_ms`, `link_subflow_jitter_ms` (entity
+    /// `<link>`), `link_group_jitter_ms`, `link_group_subflow_jitter_ms` (`<link>:<group>`).
+    fn link_group_timeseries(&self, c: &mut Columns, i: usize) {
+        let name = &self.spec.links[i].name;
+        let iv = self.spec.metrics.interval;
+        let groups = self.hops[i].groups();
+        let jitter = self.link_traces[i].as_ref().and_then(|t| t.jitter.as_ref());
+        if let Some(j) = jitter {
+            c.push_points("link_jitter_ms", name, j.link.merged_samples.series_ms());
+            c.push_points("link_subflow_jitter_ms", name, j.link.subflow_samples.series_ms());
+        }
+        let Some(groups) = groups else { return };
+        for (g, group) in self.group_names.iter().enumerate() {
+            if groups.counts(g).offered == 0 {
+                continue;
+            }
+            let entity = format!("{name}:{group}");
+            let wire = groups.wire(g);
+            for (k, &b) in wire.bins().iter().enumerate() {
+                let secs = as_secs_f64(wire.bin_len(k));
+                c.push("link_group_mbps", &entity, as_secs_f64(k as Time * iv), b as f64 * 8.0 / secs / 1e6);
+            }
+            if let Some(j) = jitter {
+                c.push_points("link_group_jitter_ms", &entity, j.groups[g].merged_samples.series_ms());
+                c.push_points("link_group_subflow_jitter_ms", &entity, j.groups[g].subflow_samples.series_ms());
+            }
+        }
     }
 }
