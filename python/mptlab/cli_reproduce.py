@@ -8,6 +8,7 @@ failed (the outputs are still written from the others) or the outputs cannot be 
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -24,7 +25,15 @@ from mptlab.cli import out_path, EXIT_FAILED, DaskOption, WorkersOption, app, ch
         "  mptlab reproduce seed001 --runs 5 -j 2    a quicker look: 5 runs per pair\n\n"
         "  mptlab reproduce seed001 --dask local:4   on a local Dask cluster\n\n"
         "  mptlab reproduce seed002                  3 runs per configuration into reproductions/seed002/\n\n"
-        "Studies: seed001 (Łuczak et al. 2023: LIA, OLIA, BALIA, wVegas x Reno, Cubic, BBR for "
+        "  mptlab reproduce seed000                  the 18 cases at full scale, 1 run each, into reproductions/seed000/\n\n"
+        "  mptlab reproduce seed000 --scale 0.1 --duration 20s   a quicker look: 1,200 mMTC devices, 20 s runs\n\n"
+        "Studies: seed000 (Picchi & Tarchi 2026: MPTCP and MPQUIC sharing a dual terrestrial "
+        "backhaul, eMBB, mMTC-like and mixed traffic; Tables 2-23 and Figs. 3-20). Writes "
+        "OUT/table.csv, tables.md, bands.csv, claims.csv, jain.csv, jitter_sensitivity.csv, "
+        "runs.csv, samples.parquet, figures/ and report.md; runs kept in "
+        "OUT/sweep-<scenario>-<N>runs/. The full-scale mMTC cases take several minutes each on "
+        "two cores. "
+        "seed001 (Łuczak et al. 2023: LIA, OLIA, BALIA, wVegas x Reno, Cubic, BBR for "
         "streaming over two LTE paths; Table 3 and Figs. 3-4). Writes OUT/table3.csv, "
         "table3.md, claims.csv, sensitivity.csv, runs.csv, figures/, report.md and "
         "sweep-report.html; the runs are kept in OUT/sweep-<N>runs/ and "
@@ -37,10 +46,11 @@ from mptlab.cli import out_path, EXIT_FAILED, DaskOption, WorkersOption, app, ch
     )
 )
 def reproduce(
-    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed001, seed002.", show_default=False)],
+    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed000, seed001, seed002.", show_default=False)],
     runs: Annotated[
         Optional[int],
-        typer.Option("--runs", "-n", min=1, help="Runs (seeds 1..N) per configuration (default: seed001 30, the paper's; seed002 3, the paper's being 10)."),
+        typer.Option("--runs", "-n", min=1, help="Runs (seeds 1..N) per configuration (default: seed000 1, the paper states none; "
+                     "seed001 30, the paper's; seed002 3, the paper's being 10)."),
     ] = None,
     out: Annotated[
         Optional[Path], typer.Option("--out", "-o", parser=out_path, metavar="DIR", help="Output folder (default: reproductions/STUDY).")
@@ -49,7 +59,18 @@ def reproduce(
     dask: DaskOption = None,
     pairs: Annotated[
         Optional[str],
-        typer.Option("--pairs", hidden=True, help="Only these configurations (seed001: CC pairs; seed002: cases), comma-separated (tests)."),
+        typer.Option("--pairs", help="Only these configurations, comma-separated (seed000: SCENARIO or SCENARIO:PAIRING, "
+                     "e.g. symmetric-mmtc:CUBIC-BBR; seed001: CC pairs; seed002: cases)."),
+    ] = None,
+    duration: Annotated[
+        Optional[str],
+        typer.Option("--duration", metavar="TIME", help="Shorter runs, e.g. 20s (seed000, seed002; seed000's warm-up is then "
+                     "min(10 s, duration/3))."),
+    ] = None,
+    scale: Annotated[
+        Optional[float],
+        typer.Option("--scale", metavar="F", help="seed000: device counts of the mMTC and mixed low-rate groups times F "
+                     "(default 1: the paper's 12,000 and 6,006)."),
     ] = None,
     sensitivity: Annotated[
         bool,
@@ -70,15 +91,21 @@ def reproduce(
     except ReproduceError as e:
         fail(str(e), e.exit_code)
     chosen = [p for p in pairs.split(",") if p.strip()] if pairs else None
+    extra = {k: v for k, v in (("duration", duration), ("scale", scale)) if v is not None}
+    accepted = inspect.signature(module.reproduce).parameters
+    for name in extra:
+        if name not in accepted:
+            fail(f"--{name}: not available for {study} (only for studies whose runs it can change)", 2)
     args = ["mptlab reproduce", study] + (["--runs", str(runs)] if runs is not None else []) \
         + (["--out", str(out)] if out is not None else []) + (["-j", str(workers)] if workers else []) \
         + (["--dask", dask] if dask else []) + (["--pairs", pairs] if pairs else []) \
-        + ([] if sensitivity else ["--no-sensitivity"])
+        + ([] if sensitivity else ["--no-sensitivity"]) + (["--duration", duration] if duration else []) \
+        + (["--scale", f"{scale:g}"] if scale is not None else [])
     try:
         with store_errors("the reproduction"):
             res = module.reproduce(runs=runs, out=out, workers=workers, dask=dask, pairs=chosen,
                                    progress=not quiet and sys.stderr.isatty(), command=" ".join(args),
-                                   sensitivity=sensitivity)
+                                   sensitivity=sensitivity, **extra)
     except ReproduceError as e:
         fail(str(e), e.exit_code)
     if not quiet:

@@ -4,7 +4,7 @@ numbers: `mptlab reproduce STUDY`.
     from mptlab.reproduce import STUDIES, study
     study("seed001").reproduce(runs=5, out="reproductions/seed001")
 
-One package per study (`seed001/`, ...) exporting a `reproduce(runs, out, workers, dask, ...)`
+One package per study (`seed000/`, `seed001/`, ...) exporting a `reproduce(runs, out, workers, dask, ...)`
 function (its `study` module) and holding the study's tables, claims, figures and report as
 modules of their own; `common` holds what they share (finding plans and published numbers,
 rank correlations, Markdown tables). See docs/reproductions.md.
@@ -19,6 +19,10 @@ from mptlab.reproduce.common import ReproduceError
 
 #: Study name -> (module, one-line description).
 STUDIES: dict[str, tuple[str, str]] = {
+    "seed000": (
+        "mptlab.reproduce.seed000",
+        "Picchi & Tarchi 2026: MPTCP and MPQUIC over a dual terrestrial backhaul, eMBB/mMTC/mixed (Tables 2-23, Figs. 3-20)",
+    ),
     "seed001": (
         "mptlab.reproduce.seed001",
         "Łuczak et al. 2023: coupled MPTCP CC x path CC for streaming over two LTE paths (Table 3, Figs. 3-4)",
