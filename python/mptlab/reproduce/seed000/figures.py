@@ -43,7 +43,8 @@ def draw_figures(samples: pd.DataFrame, out: Path) -> list[Path]:
             opts = {"order": list(LINKS.values()) if x == "link" else list(FAMILIES)}
             if hue:
                 opts["hue_order"] = list(FAMILIES)
-            fig = draw("distribution", part, x=x, y=ylabel, hue=hue, title=f"{title}: {scenario}, {pairing}", **opts)
+            # with a hue the legend takes the title's place: panel (a) is named by its file only
+            fig = draw("distribution", part, x=x, y=ylabel, hue=hue, title=None if hue else f"{title}: {scenario}, {pairing}", **opts)
             written += save(fig, out / scenario / f"{pairing}-{suffix}")
             fig.clf()
     return written
