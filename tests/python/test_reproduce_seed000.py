@@ -131,3 +131,78 @@ def test_cli_rejects_bad_input_before_running_anything(tmp_path: Path, args: lis
 def test_scale_is_refused_for_a_study_that_cannot_use_it(tmp_path: Path) -> None:
     r = mptlab("reproduce", "seed001", "--scale", "2", "--out", str(tmp_path / "x"), "-q")
     assert r.returncode == 2 and "--scale: not available for seed001" in r.stderr
+
+
+# --- end to end: one scaled-down mMTC case (120 devices) and one eMBB case, 3 s runs ---
+
+CASES = ["symmetric-mmtc:CUBIC-BBR", "asymmetric-embb:BBR-CUBIC"]
+
+
+@pytest.fixture(scope="module")
+def reproduction(tmp_path_factory: pytest.TempPathFactory):
+    from mptlab.reproduce.seed000 import reproduce
+
+    out = tmp_path_factory.mktemp("seed000")
+    return reproduce(runs=1, out=out, workers=2, duration="3s", scale=0.01, pairs=CASES)
+
+
+def test_outputs_exist_and_no_run_failed(reproduction) -> None:
+    out: Path = reproduction.out
+    assert reproduction.failed == 0
+    for name in ("table.csv", "tables.md", "bands.csv", "claims.csv", "jain.csv", "jitter_sensitivity.csv",
+                 "runs.csv", "samples.parquet", "report.md"):
+        assert (out / name).is_file(), name
+    for sc, pairing in (c.split(":") for c in CASES):
+        for panel in ("a-throughput", "b-link-jitter", "c-jitter-tn1", "d-jitter-tn2"):
+            assert (out / "figures" / sc / f"{pairing}-{panel}.png").is_file(), (sc, pairing, panel)
+
+
+def test_the_scale_reaches_the_runs(reproduction) -> None:
+    runs = reproduction.runs.set_index("scenario")
+    assert runs.at["symmetric-mmtc", "ues_MPTCP"] == 60 and runs.at["symmetric-mmtc", "ues_MPQUIC"] == 60
+    assert runs.at["asymmetric-embb", "ues_MPTCP"] == 6  # eMBB groups are never scaled
+    assert (reproduction.runs["duration_s"] == 3.0).all()
+
+
+def test_every_published_cell_is_in_the_table_and_the_run_cases_are_simulated(reproduction) -> None:
+    table = pd.read_csv(reproduction.out / "table.csv", dtype={"table": str})
+    cells = table_cells(PUBLISHED)
+    assert len(table) == len(cells) == 576
+    assert list(table["table"]) == list(cells["table"]) and list(table["published"]) == list(cells["value"])
+    ran = table.set_index(["scenario", "pairing"]).index.isin([tuple(c.split(":")) for c in CASES])
+    mine, others = table[ran], table[~ran]
+    assert others["simulated"].isna().all()
+    # every cell of the two cases has a value: per case 6 jitter, 16 throughput, 8 loss, and 3 Jain for eMBB
+    assert len(mine) == (6 + 16 + 8) * 2 + 3, len(mine)
+    missing = mine[mine["simulated"].isna()]
+    assert missing.empty, missing[["table", "pairing", "protocol", "link", "metric", "statistic"]].to_string()
+    thr = mine[(mine["metric"] == "throughput") & (mine["statistic"] == "mean")]
+    assert (thr["simulated"] > 0).all()
+    bands = pd.read_csv(reproduction.out / "bands.csv").set_index("metric")
+    assert bands.at["all", "cells"] == 576 and bands.at["all", "simulated"] == len(mine)
+    assert bands.at["all", "within_10"] <= bands.at["all", "within_25"] <= bands.at["all", "within_50"]
+
+
+def test_throughput_and_jain_agree_with_each_other(reproduction) -> None:
+    runs = reproduction.runs.set_index("scenario")
+    r = runs.loc["asymmetric-embb"]
+    means = {(f, l): r[f"thr_{f}_{l}_mean"] for f in ("MPTCP", "MPQUIC") for l in ("TN1", "TN2")}
+    assert r["jain_all_total_value"] == pytest.approx(jain_cells(means)["total"])
+    # a family's bins never exceed the link's rate (wire Mbit/s)
+    assert r["thr_MPTCP_TN1_max"] + r["thr_MPQUIC_TN1_max"] <= 2 * 501.74
+
+
+def test_claims_judge_the_run_cases_and_leave_the_others_not_comparable(reproduction) -> None:
+    c = pd.read_csv(reproduction.out / "claims.csv", keep_default_na=False).set_index("id")
+    assert list(c.index) == [cid for cid, *_ in CLAIMS]
+    assert set(c["verdict"]) <= {"HOLDS", "FAILS", "NOT COMPARABLE"}
+    # single-case claims on the cases that ran get a verdict with numbers
+    for cid in ("ae-reversal", "sm-mptcp-ahead", "sm-quic-tn2"):
+        assert c.at[cid, "verdict"] in ("HOLDS", "FAILS"), (cid, c.at[cid, "simulated"])
+        assert "Mbit/s" in c.at[cid, "simulated"] or "/" in c.at[cid, "simulated"]
+    # a claim over the six eMBB pairings cannot be judged from one of them
+    assert c.at["ae-fair", "verdict"] == "NOT COMPARABLE"
+    report = (reproduction.out / "report.md").read_text(encoding="utf-8")
+    for heading in ("## Modelling choices", "## How close", "## Findings", "## Disagreements", "## Text values",
+                    "## Jain's index", "## Jitter definitions"):
+        assert heading in report, heading

@@ -141,11 +141,18 @@ def load_runs(scenario: str, folder: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     metrics of metrics.run_record) and the panels' samples of every ok run."""
     from mptlab.sweeps.store import Store
 
-    store = Store(folder)
-    runs = store.query("SELECT * FROM runs ORDER BY point, seed")
-    names = ", ".join(f"'{s}'" for s in SERIES)
-    series = store.query(f"SELECT run_key, series, entity, t_s, value FROM timeseries WHERE series IN ({names})")
-    flows = store.query('SELECT run_key, "group", loss_pct FROM flows') if (runs["status"] == "ok").any() else pd.DataFrame()
+    # One connection and named columns only: a 12,000-device run's `runs` row has a column per
+    # access link (about 96,000), which `SELECT *` cannot materialise and every view binding
+    # re-reads (about 11 s each).
+    con = Store(folder).connect()
+    try:
+        runs = con.execute("SELECT run_key, status, error, point, seed, wall_s, mptcp_cc, quic_cc FROM runs "
+                           "ORDER BY point, seed").df()
+        names = ", ".join(f"'{s}'" for s in SERIES)
+        series = con.execute(f"SELECT run_key, series, entity, t_s, value FROM timeseries WHERE series IN ({names})").df()
+        flows = con.execute('SELECT run_key, "group", loss_pct FROM flows').df() if (runs["status"] == "ok").any() else pd.DataFrame()
+    finally:
+        con.close()
     records, samples = [], []
     for r in runs.to_dict("records"):
         rec: dict[str, Any] = {
@@ -192,7 +199,8 @@ def reproduce(
     from mptlab.reproduce.seed000.figures import draw_figures
     from mptlab.reproduce.seed000.report import jain_frame, jitter_sensitivity, render
     from mptlab.reproduce.seed000.table import band_counts, comparison, markdown, seed_means, text_values
-    from mptlab.sweeps import sweep
+    from mptlab.sweeps.progress import SweepProgress
+    from mptlab.sweeps.runner import run_sweep
     from mptlab.sweeps.store import StoreError
 
     started = time.perf_counter()
@@ -210,13 +218,17 @@ def reproduce(
     for sc, plan in plans.items():
         folder = sweep_folder(out, sc, n, cases[sc], duration, factor)
         folders[sc] = folder
+        bar = SweepProgress(enabled=progress)
         try:
-            sweep(plan, out=folder, workers=workers, dask=dask, progress=progress)
+            # run_sweep, not sweep(): sweep() ends with `SELECT * FROM runs`, see load_runs
+            run_sweep(plan, folder, workers=workers, dask=dask, on_start=bar.start, on_run=bar.update)
         except StoreError:
             raise ReproduceError(
                 f"{folder} holds the runs of another version of {CASES[sc]} or of its scenario: "
                 "remove that folder to redo them, or choose another --out"
             ) from None
+        finally:
+            bar.close()
         per_run, s = load_runs(sc, folder)
         frames.append(per_run)
         samples.append(s)
