@@ -25,13 +25,13 @@ The scenario files (`scenarios/seed000/*.toml`) repeat them in their headers.
 | A3 | latencies are one-way per direction (Mininet TCLink's netem per interface) |
 | A4 | drop-tail queues of 1000 packets (Linux/Mininet txqueuelen) on TN1 and TN2, every direction |
 | A5, A7 | one node per UE with an ideal access link (10 Gbit/s, 100 us) to the IAB router; a dual-homed server, so the full-mesh path manager gives each UE one path per backhaul |
-| A6 | CBR on the payload (iperf -b like). eMBB: 100 Mbit/s per UE, 1500 B IP packets (MPTCP MSS 1448 B; MPQUIC writes of 1420 B, measured as the largest that leave as one 1472 B UDP payload). mMTC: 0.1 Mbit/s per device in 100 B writes (MPTCP MSS 100 B). Mixed: high-rate UEs as eMBB, low-rate devices as mMTC |
+| A6 | CBR on the payload (iperf -b like). eMBB: 100 Mbit/s per UE, 1500 B IP packets (MPTCP MSS 1448 B; MPQUIC writes of one packet's STREAM bytes, QUIC's default: 1431 B of a 1472 B UDP payload). mMTC: 0.1 Mbit/s per device in 100 B writes (MPTCP MSS 100 B). Mixed: high-rate UEs as eMBB, low-rate devices as mMTC |
 | A8 | engine `bbr` (BBR v1) on both stacks, `cubic`, `reno`; per-subflow / per-path, uncoupled |
 | A9 | MPTCP scheduler `default` (upstream Linux's); MPQUIC `minrtt` |
 | A10 | throughput: a family's wire Mbit/s on a link per 1 s bin after the warm-up; Min/Max/μ/σ over those bins, σ population |
 | A11 | link-level jitter: RFC 3550 J over the link's merged packet stream; protocol-specific: per-subflow RFC 3550 pooled over the family's subflows on that link; table value μ over the post-warm-up interval means |
 | A12 | loss: one sample per UE (its dropped / sent data packets over the run, retransmissions included, %); Min/Max/μ/σ (population) over the family's UEs |
-| A13 | 60 s runs, the first 10 s a warm-up excluded from every interval statistic; all UEs start at t = 0 (no per-member start offsets yet) |
+| A13 | 60 s runs, the first 10 s a warm-up excluded from every interval statistic; every UE starts at its own seeded offset in [0, 1 s) (`start_spread`) |
 | A14, A15 | the tables are compared, not the text (the capacity check favours them); claims are also judged on the tables (column "tables") |
 | A17 | Jain's index computed for every scenario; compared where published (eMBB) |
 """
@@ -125,11 +125,7 @@ def render(table: pd.DataFrame, ok: pd.DataFrame, ctx: dict[str, Any], extra: di
     if ctx["failed"]:
         out.append("**Failed runs** (left out of every statistic):\n\n" + "".join(f"- {f}\n" for f in ctx["failed"]) + "\n")
     out.append("## Modelling choices\n\n" + CHOICES + "\n")
-    out.append(
-        "## Calibrations\n\nNone on the outcomes compared. One measurement fixes a packet size the paper states: "
-        "the MPQUIC write size of the eMBB UEs (1420 B), measured as the largest write that leaves as one "
-        "packet of a 1472 B UDP payload (1500 B IP packets, Sec. 3.5).\n\n"
-    )
+    out.append("## Calibrations\n\nNone: no parameter was set from the outcomes compared here.\n\n")
     out.append("## How close: published cells within ±10/25/50 %\n\n")
     out.append(markdown_table(
         [[r.metric, r.cells, r.simulated, *(getattr(r, f"within_{b}") for b in BANDS_PCT)] for r in bands.itertuples()],
