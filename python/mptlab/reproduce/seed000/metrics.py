@@ -101,7 +101,10 @@ def column(metric: str, family: str | None, link: str | None, stat: str) -> str:
 
 
 def _by_group(summary: dict[str, Any], link: str) -> dict[str, Any]:
-    rec = next((l for l in summary.get("links", []) if l.get("name") == link), None)
+    """`by_group` of the link's data direction (uplink: the direction that carried more bytes;
+    the time series' entity "<link>" is that direction too, "<link>.rev" the ACKs)."""
+    recs = [l for l in summary.get("links", []) if l.get("name") == link]
+    rec = max(recs, key=lambda l: l.get("bytes") or 0, default=None)
     return (rec or {}).get("by_group") or {}
 
 
