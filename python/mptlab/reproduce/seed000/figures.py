@@ -40,9 +40,10 @@ def draw_figures(samples: pd.DataFrame, out: Path) -> list[Path]:
             part = case[case["panel"] == panel].rename(columns={"value": ylabel})
             if part.empty:
                 continue
-            opts = {"order": list(LINKS.values()) if x == "link" else list(FAMILIES)}
+            # the paper's order, of the values present (a family may have no samples on a link)
+            opts = {"order": [v for v in (LINKS.values() if x == "link" else FAMILIES) if v in set(part[x])]}
             if hue:
-                opts["hue_order"] = list(FAMILIES)
+                opts["hue_order"] = [f for f in FAMILIES if f in set(part[hue])]
             # with a hue the legend takes the title's place: panel (a) is named by its file only
             fig = draw("distribution", part, x=x, y=ylabel, hue=hue, title=None if hue else f"{title}: {scenario}, {pairing}", **opts)
             written += save(fig, out / scenario / f"{pairing}-{suffix}")
