@@ -21,9 +21,9 @@ from mptlab.reproduce.seed000.metrics import FAMILIES, LINKS
 #: panel -> (file suffix, x, hue, y label, title).
 PANELS = {
     "a": ("a-throughput", "link", "protocol", "Throughput (Mbit/s)", "(a) throughput per protocol"),
-    "b": ("b-link-jitter", "link", None, "Jitter (ms)", "(b) link-level jitter"),
-    "c": ("c-jitter-tn1", "protocol", None, "Jitter (ms)", "(c) protocol-specific jitter, TN1"),
-    "d": ("d-jitter-tn2", "protocol", None, "Jitter (ms)", "(d) protocol-specific jitter, TN2"),
+    "b": ("b-link-jitter", "link", None, "Jitter (ms)", "(b) link jitter"),
+    "c": ("c-jitter-tn1", "protocol", None, "Jitter (ms)", "(c) TN1"),
+    "d": ("d-jitter-tn2", "protocol", None, "Jitter (ms)", "(d) TN2"),
 }
 
 
@@ -45,7 +45,7 @@ def draw_figures(samples: pd.DataFrame, out: Path) -> list[Path]:
             if hue:
                 opts["hue_order"] = [f for f in FAMILIES if f in set(part[hue])]
             # with a hue the legend takes the title's place: panel (a) is named by its file only
-            fig = draw("distribution", part, x=x, y=ylabel, hue=hue, title=None if hue else f"{title}: {scenario}, {pairing}", **opts)
+            fig = draw("distribution", part, x=x, y=ylabel, hue=hue, title=None if hue else f"{title}, {scenario} {pairing}", **opts)
             written += save(fig, out / scenario / f"{pairing}-{suffix}")
             fig.clf()
     return written
