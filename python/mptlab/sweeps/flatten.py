@@ -36,6 +36,11 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
     for link in summary.get("links", []):
         if not link.get("packets"):
             continue  # links that carried nothing would only add empty columns
+        if link.get("detailed") is False:
+            # Undetailed links (group access links by default, metrics.detail_links) stay in
+            # the run's links table: 12,000 devices would add ~96,000 columns, more than a
+            # DuckDB row holds.
+            continue
         name = link["name"]
         row[f"throughput_mbps__{name}"] = stat(link, "throughput_mbps", "mean")
         row[f"utilization__{name}"] = _utilization(link)
