@@ -16,6 +16,7 @@ pub mod mptcp;
 pub mod multipath;
 pub mod part;
 pub mod quic;
+pub mod reorder;
 pub mod segment;
 pub mod spec;
 pub mod tcp;

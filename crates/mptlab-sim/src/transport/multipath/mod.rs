@@ -13,8 +13,8 @@
 //!   path can send and the scheduler would take it) and the reading of its `Decision`
 //!   (`Placement`).
 //! - `reorder`: the receive side's hook for putting packets of several paths back in order
-//!   (`Reordering`); MPTCP and QUIC reassemble by their own sequence spaces, the tunnel will
-//!   plug its reordering module in here.
+//!   (`Reordering`, `Arrival`, `Release`); MPTCP and QUIC reassemble by their own sequence
+//!   spaces, the tunnel's reordering module (`transport::reorder::Reorderer`) implements it.
 //!
 //! What stays in the transports: what a path is on the wire (a TCP subflow, a QUIC path with
 //! its validation), what "space" means (window, pacer, send buffer), the connection-level view
@@ -32,5 +32,5 @@ mod views;
 pub use self::core::{MultipathCore, Placement, Shortcut};
 pub use coupling::Coupling;
 pub use paths::{MultipathPath, PathPrefs};
-pub use reorder::{Release, Reordering};
+pub use reorder::{Arrival, Release, Reordering};
 pub use views::PathViews;
