@@ -392,12 +392,12 @@ mod tests {
             x ^= x << 17;
             match x % 50 {
                 0 => c.on_congestion_event(&loss()),
-                1 => c.on_rto(&LossEvent { during_recovery: x % 3 == 0, ..loss() }),
+                1 => c.on_rto(&LossEvent { during_recovery: x.is_multiple_of(3), ..loss() }),
                 _ => c.on_ack(&AckEvent { bytes_acked: x % 5000, cwnd_limited: true, mss, ..Default::default() }),
             }
-            assert_eq!(c.window() % mss as u64, 0, "step {i}");
+            assert!(c.window().is_multiple_of(mss as u64), "step {i}");
             assert!(c.window() >= mss as u64, "step {i}");
-            assert!(c.ssthresh() == u64::MAX || (c.ssthresh() % mss as u64 == 0 && c.ssthresh() >= 2 * mss as u64), "step {i}");
+            assert!(c.ssthresh() == u64::MAX || (c.ssthresh().is_multiple_of(mss as u64) && c.ssthresh() >= 2 * mss as u64), "step {i}");
         }
     }
 }

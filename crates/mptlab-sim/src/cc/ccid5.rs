@@ -149,14 +149,14 @@ mod tests {
         fn check(&mut self) {
             let w = self.bbr.window();
             assert_eq!(self.ccid5.window(), (w / MSS * MSS).max(MSS), "t = {} ms, bbr {w} B", self.now / MS);
-            assert_eq!(self.ccid5.window() % MSS, 0);
+            assert!(self.ccid5.window().is_multiple_of(MSS));
             assert_eq!(self.ccid5.bbr().window(), w, "the model underneath is BBR's");
             assert_eq!(self.ccid5.pacing_rate(), self.bbr.pacing_rate());
             assert_eq!(self.ccid5.send_quantum(), self.bbr.send_quantum());
             assert_eq!(self.ccid5.state_name(), self.bbr.state_name());
             let s = self.bbr.ssthresh();
             assert_eq!(self.ccid5.ssthresh(), if s == u64::MAX { s } else { s / MSS * MSS });
-            self.unaligned += (w % MSS != 0) as usize;
+            self.unaligned += !w.is_multiple_of(MSS) as usize;
             if self.modes.last() != Some(&self.bbr.mode()) {
                 self.modes.push(self.bbr.mode());
             }
