@@ -566,7 +566,7 @@ fn controllers_that_do_not_read_rate_samples_ignore_them() {
             panic!("`{name}` says it does not read rate samples, but: {e}");
         }
     }
-    for name in ["reno", "newreno", "lia", "olia", "balia", "blp-adaptive"] {
+    for name in ["reno", "newreno", "lia", "olia", "balia", "blp-adaptive", "ccid2"] {
         assert!(checked.contains(&name), "`{name}` no longer skips rate samples (checked: {checked:?})");
     }
 }

@@ -58,6 +58,13 @@ registry::controllers! {
         mod adaptive: "blp-adaptive" ["adaptive"] Adaptive(adaptive::AdaptiveConfig) => Adaptive(adaptive::Adaptive) = |p, c| adaptive::Adaptive::new(p, c),
             "reward/penalty window: cwnd x (1 +/- alpha^2 (1 - N_f/(1 + BT (N_l+N_s))) / B) per ACK / loss event, alpha = unacknowledged share of the last round; Reno slow start and RTO; exposes an optimal packet size",
             "seed 002 (Das et al., ICC Workshops 2025) §IV eq. (2)-(10)";
+        // DCCP's congestion controllers, for the tunnels of seed 003.
+        mod ccid2: "ccid2" [] Ccid2 => Ccid2(ccid2::Ccid2) = |p| ccid2::Ccid2::new(p),
+            "DCCP TCP-like (CCID 2): window in packets from RFC 3390's initial window; slow start +1 per 2 acked packets (at most 1 per ACK), +1 per window in congestion avoidance; halved once per RTT, 1 packet after a timeout; no pacing",
+            "RFC 4341 §5; Linux net/dccp/ccids/ccid2.c";
+        mod ccid5: "ccid5" [] Ccid5(bbr::BbrConfig) => Ccid5(Box<ccid5::Ccid5>) = |p, c| Box::new(ccid5::Ccid5::new(p, c)),
+            "BBR v1 for DCCP (CCID 5): bbr's model and pacing with the window rounded down to whole packets, 10 packets initially; options as bbr",
+            "MP-DCCP Linux net/dccp/ccids/ccid5.c (a port of tcp_bbr.c)";
     }
 }
 

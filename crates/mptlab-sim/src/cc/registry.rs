@@ -273,7 +273,10 @@ mod tests {
     #[test]
     fn the_table_lists_path_then_coupled_then_other_controllers_once_each() {
         let names: Vec<_> = CONGESTION_CONTROLLERS.iter().map(|a| a.name).collect();
-        assert_eq!(names, ["reno", "newreno", "cubic", "bbr", "bbr2", "vegas", "lia", "olia", "balia", "wvegas", "blp-adaptive"]);
+        assert_eq!(
+            names,
+            ["reno", "newreno", "cubic", "bbr", "bbr2", "vegas", "lia", "olia", "balia", "wvegas", "blp-adaptive", "ccid2", "ccid5"]
+        );
         assert_eq!(resolve(CONGESTION_CONTROLLERS, "BBR3"), Some("bbr2"));
         assert_eq!(resolve(CONGESTION_CONTROLLERS, "adaptive"), Some("blp-adaptive"));
     }
