@@ -109,6 +109,9 @@ pub struct QuicCongestion {
     window: u64,
     pacing_rate: Option<u64>,
     max_datagram_size: u32,
+    /// The window's floor in datagrams: kMinimumWindow (2) for QUIC; 1 for DCCP paths, whose
+    /// CCID2 and CCID5 collapse to one packet (`with_minimum_window`).
+    minimum_datagrams: u64,
     /// Appendix B.2 congestion_recovery_start_time (None: 0, no period yet or cleared by
     /// persistent congestion).
     recovery_start: Option<Time>,
@@ -133,13 +136,21 @@ impl QuicCongestion {
     }
 
     pub fn new(cc: AnyCc, max_datagram_size: u32) -> Self {
+        Self::with_minimum_window(cc, max_datagram_size, MINIMUM_WINDOW_DATAGRAMS)
+    }
+
+    /// The glue with a window floor of `minimum_datagrams` instead of RFC 9002's 2 (the rule
+    /// is QUIC's, §7.2; another packet transport reusing the glue sets its own).
+    pub fn with_minimum_window(cc: AnyCc, max_datagram_size: u32, minimum_datagrams: u64) -> Self {
         assert!(max_datagram_size > 0, "max_datagram_size must be positive");
+        assert!(minimum_datagrams >= 1, "the window admits at least one datagram");
         let mut q = Self {
             snapshots: cc.reads_rate_samples().then(VecDeque::new),
             cc,
             window: 0,
             pacing_rate: None,
             max_datagram_size,
+            minimum_datagrams,
             recovery_start: None,
             in_recovery: false,
             cwnd_limited: false,
@@ -167,7 +178,7 @@ impl QuicCongestion {
 
     /// kMinimumWindow (§7.2): 2·max_datagram_size.
     pub fn minimum_window(&self) -> u64 {
-        MINIMUM_WINDOW_DATAGRAMS * self.max_datagram_size as u64
+        self.minimum_datagrams * self.max_datagram_size as u64
     }
 
     /// The congestion window in bytes: the controller's, never below kMinimumWindow.
