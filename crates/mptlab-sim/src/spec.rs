@@ -12,6 +12,7 @@ pub use crate::apps::AppSpec;
 pub use crate::net::capacity::CapacitySpec;
 pub use crate::net::config::{LinkId, LinkSpec, LossSpec, NodeId, QueueLimit, QueueSpec};
 pub use crate::transport::spec::{MptcpSpec, PathSpec, QuicSpec, TcpSpec, TransportSpec, UdpSpec};
+pub use crate::transport::tunnel::{TunnelPathSpec, TunnelSpec};
 use mptlab_engine::Time;
 use serde::Serialize;
 
@@ -35,6 +36,8 @@ pub struct RunSpec {
     /// file); a duplex link's event is one entry per direction, forward first. Events at or
     /// after the end of the run are left out.
     pub events: Vec<LinkEvent>,
+    /// Multipath tunnels (`[tunnels.<name>]`); flows enter one through `FlowSpec::tunnel`.
+    pub tunnels: Vec<TunnelSpec>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -66,6 +69,19 @@ pub struct FlowSpec {
     pub start: Time,
     /// The application stops generating data at this time (None: runs to the end).
     pub stop: Option<Time>,
+    /// The tunnel the flow's data enters: `fwd_route` then ends at the tunnel's ingress.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tunnel: Option<TunnelUse>,
+}
+
+/// How a flow's data crosses a tunnel: `fwd_route` takes it from its source to the ingress,
+/// the tunnel to its egress, and `after` on to the destination (empty when the egress is the
+/// destination). Its acknowledgments take `rev_route` as usual.
+#[derive(Clone, Debug, Serialize)]
+pub struct TunnelUse {
+    /// Index into `RunSpec::tunnels`.
+    pub tunnel: u32,
+    pub after: Vec<LinkId>,
 }
 
 impl FlowSpec {

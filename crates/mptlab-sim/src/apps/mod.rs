@@ -13,6 +13,11 @@
 //!   message_size·8/rate seconds (one RNG stream per flow).
 //! - file: `size` bytes written at start; the flow records its completion time when the last
 //!   byte reaches the receiving application.
+//! - paced file (udp only, `file` with a `rate`): one datagram every datagram·8/rate seconds,
+//!   as cbr, until the receiving application holds `size` bytes; that instant is the completion
+//!   time (seed 003's "download" of an unreliable flow, study notes A16 (a)). The sender learns
+//!   of it at once (an idealised end-of-transfer signal), so what it sends after it is nothing;
+//!   what is lost on the way is simply sent past `size` until enough has arrived.
 
 use mptlab_engine::time::SECOND;
 use mptlab_engine::{RngStream, Time};
@@ -32,6 +37,9 @@ pub enum AppSpec {
     Poisson { rate_bps: u64, message_size: u32 },
     /// Transfer `size` bytes once, then finish; records completion time.
     File { size: u64 },
+    /// UDP: one datagram of `datagram` payload bytes every wire-size·8/rate seconds until the
+    /// receiver holds `size` bytes; records that time.
+    PacedFile { size: u64, rate_bps: u64, datagram: u32 },
 }
 
 impl AppSpec {
@@ -41,6 +49,7 @@ impl AppSpec {
         match *self {
             AppSpec::Cbr { write_size, .. } => Some(write_size as u64),
             AppSpec::Poisson { message_size, .. } => Some(message_size as u64),
+            AppSpec::PacedFile { datagram, .. } => Some(datagram as u64),
             AppSpec::Bulk | AppSpec::File { .. } => None,
         }
     }
@@ -51,6 +60,7 @@ pub enum App {
     Cbr { gap: Time, write: u64 },
     Poisson { mean_gap: f64, write: u64, rng: RngStream },
     File { size: u64 },
+    PacedFile { gap: Time, write: u64, size: u64 },
 }
 
 /// What a tick produced.
@@ -76,6 +86,10 @@ impl App {
                 App::Poisson { mean_gap: gap_for(rate_bps, unit) as f64, write: message_size as u64, rng }
             }
             AppSpec::File { size } => App::File { size },
+            AppSpec::PacedFile { size, rate_bps, datagram } => {
+                let unit = unit_bytes.unwrap_or(datagram as u64);
+                App::PacedFile { gap: gap_for(rate_bps, unit).max(1), write: datagram as u64, size }
+            }
         }
     }
 
@@ -91,7 +105,7 @@ impl App {
     /// A scheduled tick: the bytes of one write and the time of the next.
     pub fn tick(&mut self, now: Time) -> Tick {
         match self {
-            App::Cbr { gap, write } => Tick { bytes: *write, next: Some(now + *gap) },
+            App::Cbr { gap, write } | App::PacedFile { gap, write, .. } => Tick { bytes: *write, next: Some(now + *gap) },
             App::Poisson { mean_gap, write, rng } => {
                 let gap = rng.exponential(*mean_gap).round().max(1.0) as Time;
                 Tick { bytes: *write, next: Some(now + gap) }
@@ -106,7 +120,7 @@ impl App {
 
     pub fn file_size(&self) -> Option<u64> {
         match self {
-            App::File { size } => Some(*size),
+            App::File { size } | App::PacedFile { size, .. } => Some(*size),
             _ => None,
         }
     }

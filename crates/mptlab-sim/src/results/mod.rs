@@ -16,6 +16,7 @@ pub mod group;
 pub mod link;
 pub mod protocol;
 pub mod run;
+pub mod tunnel;
 
 pub use crate::metrics::report::{JitterSummary, Quantiles};
 pub use crate::transport::part::{PathDetail, PathMeasures, PathState, PathSummary, RetransmitTotals, TransportPart};
@@ -25,3 +26,4 @@ pub use group::GroupSummary;
 pub use link::{LinkGroupSummary, LinkProtocolSummary, LinkSummary};
 pub use protocol::ProtocolSummary;
 pub use run::RunSummary;
+pub use tunnel::{TunnelBufferSummary, TunnelEgressSummary, TunnelPathSummary, TunnelSummary};

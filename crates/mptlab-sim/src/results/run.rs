@@ -2,7 +2,7 @@
 //! definitions) and every block. Serialized through `serde_json::Value`, whose maps are
 //! ordered, so summary.json's keys are sorted and the file is byte-identical across runs.
 
-use super::{EngineSummary, FlowSummary, GroupSummary, LinkSummary, ProtocolSummary};
+use super::{EngineSummary, FlowSummary, GroupSummary, LinkSummary, ProtocolSummary, TunnelSummary};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -23,6 +23,9 @@ pub struct RunSummary<'a> {
     /// Per wire protocol that sent data.
     pub protocols: BTreeMap<&'static str, ProtocolSummary>,
     pub engine: EngineSummary,
+    /// Multipath tunnels (absent when the run has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tunnels: Vec<TunnelSummary>,
 }
 
 impl RunSummary<'_> {

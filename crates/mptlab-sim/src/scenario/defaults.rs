@@ -133,3 +133,7 @@ pub const LTE_MAX_CV: f64 = 5.0;
 /// Shortest capacity step: one LTE subframe (TTI); finer steps model nothing real and cost an
 /// event each.
 pub const MIN_CAPACITY_STEP: Dur = Dur(MILLISECOND);
+
+/// A tunnel's path controller and scheduler (seed 003: CCID2 over DCCP, CPF with Wi-Fi first).
+pub const TUNNEL_CC: &str = "ccid2";
+pub const TUNNEL_SCHEDULER: &str = "cpf";

@@ -7,17 +7,17 @@ use super::events;
 use super::raw::{Loss, Queue};
 use super::topology::Topology;
 use super::units::Limit;
-use crate::spec::{FlowSpec, LinkSpec, LossSpec, QueueLimit, QueueSpec};
+use crate::spec::{FlowSpec, LinkId, LinkSpec, LossSpec, QueueLimit, QueueSpec};
 use mptlab_engine::time::SECOND;
 
 /// Link directions with queue limits resolved. The BDP of a direction is its rate times the
 /// largest round-trip propagation delay of the flows crossing it (data or ACK direction), or
 /// twice its own delay (at least `IDLE_BDP_RTT`) when no flow crosses it.
-pub fn links(topo: &Topology, flows: &[FlowSpec]) -> Result<Vec<LinkSpec>> {
+pub fn links(topo: &Topology, flows: &[FlowSpec], tunnel_routes: &[(&[LinkId], &[LinkId])]) -> Result<Vec<LinkSpec>> {
     let mut rtt = vec![0u64; topo.dirs.len()];
     let mut used = vec![false; topo.dirs.len()];
-    for f in flows {
-        for (fwd, rev) in f.route_pairs() {
+    for (fwd, rev) in flows.iter().flat_map(|f| f.route_pairs()).chain(tunnel_routes.iter().copied()) {
+        {
             // Saturating: each delay is at most bounds::MAX_TIME, but a long enough chain of them
             // could still pass u64 (a queue limit from a saturated RTT is then refused as too large).
             let r = fwd.iter().chain(rev).fold(0u64, |a, &e| a.saturating_add(topo.dirs[e as usize].params.delay.0));

@@ -24,9 +24,11 @@ mod parse_flow;
 mod parse_quic;
 mod raw;
 mod reader;
+mod reorder_opts;
 mod resolve;
 mod routes;
 mod topology;
+mod tunnels;
 mod units;
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ const FLOW: &[&str] = &[
     "paths",
     "mptcp",
     "quic",
+    "tunnel",
 ];
 pub const PROTOCOLS: &[&str] = &["tcp", "udp", "mptcp", "quic", "mpquic"];
 const MPTCP: &[&str] = &["send_buffer", "recv_buffer", "join_delay", "reinject_on_rto", "opportunistic_retransmit", "priorities", "backup"];
@@ -57,7 +58,7 @@ const TCP: &[&str] = &[
 const DELAYED_ACK: &[&str] = &["enabled", "every", "timeout"];
 /// Application kinds with their keys besides `kind`.
 pub const APP_KINDS: &[(&str, &[&str])] =
-    &[("bulk", &[]), ("cbr", &["rate", "write_size"]), ("poisson", &["rate", "message_size"]), ("file", &["size"])];
+    &[("bulk", &[]), ("cbr", &["rate", "write_size"]), ("poisson", &["rate", "message_size"]), ("file", &["size", "rate"])];
 
 pub fn flow(key: &str, v: &Value) -> Result<Flow> {
     let t = Tbl::new(key, v, FLOW)?;
@@ -118,7 +119,22 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
         }
         Ok(list.into_iter().map(String::from).collect())
     })?;
-    Ok(Flow { from, to, count, transport, app, start, start_spread, stop, path })
+    let tunnel = t.opt("tunnel", r::name)?.map(String::from);
+    if tunnel.is_some() {
+        if !matches!(protocol, "tcp" | "udp" | "quic") {
+            return fail(
+                t.key("tunnel"),
+                format!("only single-path flows (tcp, udp, quic) enter a tunnel; this flow has protocol = \"{protocol}\""),
+            );
+        }
+        if path.is_some() {
+            return fail(
+                t.key("path"),
+                "a flow through a tunnel takes the shortest path to the ingress and from the egress; `path` is not used",
+            );
+        }
+    }
+    Ok(Flow { from, to, count, transport, app, start, start_spread, stop, path, tunnel })
 }
 
 fn tcp_transport(t: &Tbl) -> Result<Transport> {
@@ -393,6 +409,15 @@ fn app(key: &str, v: &Value, transport: &Transport) -> Result<App> {
             }
         }
         "poisson" => App::Poisson { rate: t.must("rate", r::rate)?, message_size: t.or("message_size", default_write, u32_size)? },
-        _ => App::File { size: t.must("size", r::size)? },
+        _ => {
+            let rate = t.opt("rate", r::rate)?;
+            if rate.is_some() && !udp {
+                return fail(
+                    t.key("rate"),
+                    "only for udp file transfers (a paced transfer); tcp, mptcp and quic send as fast as their controller lets them",
+                );
+            }
+            App::File { size: t.must("size", r::size)?, rate }
+        }
     })
 }

@@ -20,6 +20,33 @@ pub struct Scenario {
     /// `[[events]]` in file order (absent from the canonical form when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<Event>,
+    /// `[tunnels.<name>]` (absent from the canonical form when there are none).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub tunnels: BTreeMap<String, Tunnel>,
+}
+
+/// A multipath tunnel (`tunnels.rs`, docs/tunnels.md).
+#[derive(Clone, Debug, Serialize)]
+pub struct Tunnel {
+    pub ingress: String,
+    pub egress: String,
+    pub paths: Vec<Vec<String>>,
+    pub protocol: String,
+    #[serde(flatten)]
+    pub cc: CcConfig,
+    #[serde(flatten)]
+    pub scheduler: SchedConfig,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priorities: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<Vec<bool>>,
+    /// The scheduler buffer (absent: 3 × path 1's bottleneck buffer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Limit>,
+    pub overhead: Size,
+    pub ack_size: Size,
+    pub inner_mtu: Size,
+    pub reorder: super::reorder_opts::ReorderOpts,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -173,6 +200,9 @@ pub struct Flow {
     pub stop: Option<Dur>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<Vec<String>>,
+    /// The tunnel the flow's data crosses (`[tunnels.<name>]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tunnel: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -242,8 +272,11 @@ pub enum App {
         rate: Rate,
         message_size: Size,
     },
+    /// `rate`: udp only, a paced transfer (`apps`).
     File {
         size: Size,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rate: Option<Rate>,
     },
 }
 

@@ -10,6 +10,7 @@ use super::mesh::Mesh;
 use super::raw::{self, App, Scenario, Transport};
 use super::routes::{self, Router};
 use super::topology::Topology;
+use super::tunnels;
 use super::units::Dur;
 use crate::spec::*;
 use crate::transport::mptcp::{MptcpConfig, MAX_SUBFLOWS};
@@ -19,12 +20,16 @@ use mptlab_engine::{RngStream, StreamId, Time};
 
 pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
     let topo = Topology::build(s)?;
-    let flows = flows(s, &topo)?;
-    let links = limits::links(&topo, &flows)?;
+    let tunnels = tunnels::resolve(s, &topo)?;
+    let flows = flows(s, &topo, &tunnels)?;
+    let tunnel_routes: Vec<(&[LinkId], &[LinkId])> =
+        tunnels.iter().flat_map(|t| t.spec.paths.iter().map(|p| (&p.fwd_route[..], &p.rev_route[..]))).collect();
+    let links = limits::links(&topo, &flows, &tunnel_routes)?;
+    let tunnels = tunnels::finish(tunnels, &links);
     let jain_groups = jain_groups(s, &flows)?;
     let events = events::resolve(s, &topo)?;
     let metrics = detail::metrics_spec(s, &topo, &flows)?;
-    Ok(RunSpec { seed: s.run.seed, duration: s.run.duration.0, nodes: topo.nodes, links, flows, metrics, jain_groups, events })
+    Ok(RunSpec { seed: s.run.seed, duration: s.run.duration.0, nodes: topo.nodes, links, flows, metrics, jain_groups, events, tunnels })
 }
 
 /// The nodes a flow endpoint stands for: one host, or every member of a host group.
@@ -62,7 +67,7 @@ fn pairs(topo: &Topology, key: &str, f: &raw::Flow) -> Result<Vec<(NodeId, NodeI
     Ok(pairs)
 }
 
-fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
+fn flows(s: &Scenario, topo: &Topology, tunnels: &[tunnels::Resolved]) -> Result<Vec<FlowSpec>> {
     let mut entries = Vec::with_capacity(s.flows.len());
     let mut total: u64 = 0;
     // The entry with the most flows so far: the one a refusal names, not whichever entry
@@ -109,7 +114,8 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
         }
         entries.push((name, key, f, p));
     }
-    let mut router = Router::new(topo, entries.iter().filter(|e| e.2.path.is_none()).flat_map(|e| e.3.iter().copied()));
+    let mut router =
+        Router::new(topo, entries.iter().filter(|e| e.2.path.is_none() && e.2.tunnel.is_none()).flat_map(|e| e.3.iter().copied()));
     let mut mesh = Mesh::new(topo);
     let mut out = Vec::with_capacity(total as usize);
     for (name, key, f, pairs) in entries {
@@ -118,17 +124,33 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
         }
         let many = pairs.len() as u64 * f.count > 1;
         let mut n = 0u64;
+        let tunnel = match &f.tunnel {
+            Some(t) => Some(tunnels.iter().position(|r| r.spec.name == *t).ok_or_else(|| {
+                ScenarioError::new(join(&key, "tunnel"), format!("unknown tunnel `{t}`"))
+                    .with_choices(tunnels.iter().map(|r| r.spec.name.clone()))
+            })?),
+            None => None,
+        };
         for (src, dst) in pairs {
-            let fwd = match &f.path {
-                Some(path) => routes::explicit(topo, &join(&key, "path"), path, src, dst)?,
-                None => router.route(src, dst).ok_or_else(|| {
+            let mut through = None;
+            let fwd = match (&f.path, tunnel) {
+                (_, Some(ti)) => {
+                    let (to_ingress, after, acks) = tunnels::flow_routes(topo, &join(&key, "tunnel"), &tunnels[ti].spec, src, dst)?;
+                    through = Some((TunnelUse { tunnel: ti as u32, after }, acks));
+                    to_ingress
+                }
+                (Some(path), None) => routes::explicit(topo, &join(&key, "path"), path, src, dst)?,
+                (None, None) => router.route(src, dst).ok_or_else(|| {
                     ScenarioError::new(
                         join(&key, "to"),
                         format!("no route from `{}` to `{}` (hosts do not forward; only routers do)", topo.name(src), topo.name(dst)),
                     )
                 })?,
             };
-            let rev = routes::reverse(&fwd);
+            let rev = match &through {
+                Some((_, acks)) => acks.clone(),
+                None => routes::reverse(&fwd),
+            };
             let transport = match &f.transport {
                 Transport::Mptcp { paths, mptcp, .. } => {
                     let mp = mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), f, src, dst)?;
@@ -178,6 +200,7 @@ fn flows(s: &Scenario, topo: &Topology) -> Result<Vec<FlowSpec>> {
                     app: app(&f.app, &f.transport),
                     start,
                     stop: f.stop.map(|t| t.0),
+                    tunnel: through.as_ref().map(|t| t.0.clone()),
                 });
             }
         }
@@ -354,7 +377,14 @@ fn app(a: &App, t: &Transport) -> AppSpec {
             AppSpec::Cbr { rate_bps: rate.0, write_size: write_size as u32 }
         }
         App::Poisson { rate, message_size } => AppSpec::Poisson { rate_bps: rate.0, message_size: message_size.0 as u32 },
-        App::File { size } => AppSpec::File { size: size.0 },
+        App::File { size, rate: None } => AppSpec::File { size: size.0 },
+        App::File { size, rate: Some(rate) } => {
+            let payload = match t {
+                Transport::Udp { packet_size } => packet_size.0 - d::UDP_HEADER,
+                _ => unreachable!("parse_flow allows a rate on udp file transfers only"),
+            };
+            AppSpec::PacedFile { size: size.0, rate_bps: rate.0, datagram: payload as u32 }
+        }
     }
 }
 

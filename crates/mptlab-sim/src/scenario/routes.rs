@@ -210,3 +210,39 @@ pub fn explicit(topo: &Topology, key: &str, names: &[String], src: NodeId, dst: 
 pub fn reverse(fwd: &[LinkId]) -> Vec<LinkId> {
     fwd.iter().rev().map(|e| e ^ 1).collect()
 }
+
+/// The best route from node `src` to node `dst` (any kinds: a tunnel's ingress and egress may be
+/// routers), with the same order as `Router` (delay, then hops, then link ids) and routers only
+/// inside it. Used once per tunnel leg, so a plain search suffices.
+pub fn between(topo: &Topology, src: NodeId, dst: NodeId) -> Option<Vec<LinkId>> {
+    let mut best: Vec<Option<Label>> = vec![None; topo.nodes.len()];
+    let mut done = vec![false; topo.nodes.len()];
+    let mut heap = BinaryHeap::new();
+    best[src as usize] = Some((0, 0, Vec::new()));
+    heap.push(Reverse(((0u64, 0u32, Vec::new()), src)));
+    while let Some(Reverse((label, node))) = heap.pop() {
+        if done[node as usize] {
+            continue;
+        }
+        done[node as usize] = true;
+        if node == dst {
+            return Some(label.2);
+        }
+        // Hosts other than the source are ends, never relays.
+        if node != src && topo.is_host(node) {
+            continue;
+        }
+        for &e in &topo.out[node as usize] {
+            let next = topo.dirs[e as usize].to;
+            if done[next as usize] {
+                continue;
+            }
+            let l = extend(&label, e, topo.dirs[e as usize].params.delay.0, false);
+            if best[next as usize].as_ref().is_none_or(|b| l < *b) {
+                best[next as usize] = Some(l.clone());
+                heap.push(Reverse((l, next)));
+            }
+        }
+    }
+    None
+}

@@ -5,12 +5,13 @@
 use super::flow::{Flow, FlowMetrics, MpMetrics};
 use super::results::LinkTrace;
 use super::subflow_jitter::SubflowJitter;
-use super::{Ev, PacketCounts, RouteEnd, Simulation};
+use super::{Ev, PacketCounts, RouteEnd, Simulation, TunnelRt};
 use crate::apps::App;
 use crate::metrics::{active_bins, RateMeter};
 use crate::net::{Hop, RouteTable};
 use crate::spec::RunSpec;
 use crate::transport::endpoint::{End, Outbox, SLOTS_PER_PATH};
+use crate::transport::tunnel::Tunnel;
 use crate::transport::AnyEndpoint;
 use mptlab_engine::{Arena, EventQueue, LazyTimer, RngStream, StreamId};
 
@@ -19,6 +20,8 @@ const STREAM_LINK: u64 = 1;
 const STREAM_APP: u64 = 2;
 /// Endpoints' random choices (multipath schedulers that draw).
 const STREAM_SCHEDULER: u64 = 3;
+/// Tunnels' schedulers.
+const STREAM_TUNNEL: u64 = 4;
 
 pub(super) fn build(spec: RunSpec) -> Simulation {
     let (interval, trace_every, duration) = (spec.metrics.interval, spec.metrics.trace_interval, spec.duration);
@@ -34,6 +37,15 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
                 group_names.push(f.group.clone());
                 (group_names.len() - 1) as u16
             }
+        })
+        .collect();
+    // Tunnels count their outer packets on links under their own names.
+    let tunnel_groups: Vec<u16> = spec
+        .tunnels
+        .iter()
+        .map(|t| {
+            group_names.push(t.name.clone());
+            (group_names.len() - 1) as u16
         })
         .collect();
     assert!(group_names.len() <= u16::MAX as usize, "more than 65535 flow groups");
@@ -61,6 +73,12 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             route_ends.push(RouteEnd::Flow { flow: fi as u32, path: path as u16, at: End::Receiver });
             route_ends.push(RouteEnd::Flow { flow: fi as u32, path: path as u16, at: End::Sender });
         }
+        if let Some(tu) = &f.tunnel {
+            // The data route ends at the ingress; after the egress the packet takes `after`.
+            let next_route = routes.push(&tu.after);
+            route_ends.push(RouteEnd::Flow { flow: fi as u32, path: 0, at: End::Receiver });
+            route_ends[route_base as usize] = RouteEnd::TunnelIngress { tunnel: tu.tunnel as u16, next_route };
+        }
         let rng = RngStream::new(spec.seed, StreamId::named(STREAM_APP, &f.name));
         let sched_seed = RngStream::new(spec.seed, StreamId::named(STREAM_SCHEDULER, &f.name)).next_u64();
         let built = AnyEndpoint::build(&f.transport, f.app.unit_write(), sched_seed);
@@ -86,13 +104,26 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             metrics: FlowMetrics { mp, ..metrics },
         });
     }
+    let mut tunnels = Vec::with_capacity(spec.tunnels.len());
+    for (ti, t) in spec.tunnels.iter().enumerate() {
+        let route_base = route_ends.len() as u32;
+        for (path, p) in t.paths.iter().enumerate() {
+            routes.push(&p.fwd_route);
+            routes.push(&p.rev_route);
+            route_ends.push(RouteEnd::Tunnel { tunnel: ti as u16, path: path as u16, at: End::Receiver });
+            route_ends.push(RouteEnd::Tunnel { tunnel: ti as u16, path: path as u16, at: End::Sender });
+        }
+        let sched_seed = RngStream::new(spec.seed, StreamId::named(STREAM_TUNNEL, &t.name)).next_u64();
+        let tunnel = Tunnel::new(t, sched_seed);
+        tunnels.push(TunnelRt::new(tunnel, route_base, tunnel_groups[ti], interval, trace_every, duration));
+    }
     let subflow_jitter =
         if m.link_jitter { SubflowJitter::new(&routes, route_ends.len(), |l| m.link_detailed(l)) } else { SubflowJitter::default() };
     // A binary heap for a few flows, a radix heap for thousands (same order: engine::queue).
     let mut queue = EventQueue::for_entities(spec.flows.len() + spec.links.len());
     let sampled_flows: Vec<u32> = (0..spec.flows.len()).filter(|&f| m.flow_detailed(f)).map(|f| f as u32).collect();
     // Periodic sampling only feeds traces: a run that traces nothing has no sample events.
-    if !sampled_flows.is_empty() || (0..spec.links.len()).any(|l| m.link_detailed(l)) {
+    if !sampled_flows.is_empty() || !tunnels.is_empty() || (0..spec.links.len()).any(|l| m.link_detailed(l)) {
         queue.schedule(0, Ev::Sample);
     }
     for (i, f) in spec.flows.iter().enumerate() {
@@ -119,6 +150,9 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         group_names,
         sampled_flows,
         bodies: Default::default(),
+        tunnels,
+        tunnel_out: Default::default(),
+        tunnel_deadlines: Vec::new(),
     };
     // Capacity models and scenario link events (link_events.rs).
     sim.schedule_link_events();

@@ -12,6 +12,11 @@ pub enum Ev {
         ep: u32,
         generation: u32,
     },
+    /// A tunnel timer (`ep` = tunnel · MAX_TUNNEL_SLOTS + slot, see `transport::tunnel`).
+    TunnelTimer {
+        ep: u32,
+        generation: u32,
+    },
     /// An application's next write.
     App(u32),
     Start(u32),

@@ -15,10 +15,12 @@ mod link_events;
 pub mod results;
 mod results_paths;
 mod subflow_jitter;
+mod tunnels;
 
 pub use crate::transport::AnyEndpoint;
 pub use event::Ev;
 pub use flow::{Flow, FlowMetrics, MpMetrics};
+pub use tunnels::TunnelRt;
 
 use crate::net::{Hop, Packet, RouteTable};
 use crate::spec::RunSpec;
@@ -27,12 +29,26 @@ use crate::transport::endpoint::{AppStart, End, Endpoint, Outbox, Wake, MAX_TIME
 use mptlab_engine::timer::{Arm, Fired};
 use mptlab_engine::{Arena, EventQueue, Handle, Time};
 
-/// Where a route ends. Only flow endpoints are built today; a tunnel's ingress or egress and a
-/// relaying node (which forward what they receive onto another route) are the kinds to come.
+/// Where a route ends: a flow's endpoint, a tunnel's ingress (the packet goes into the tunnel
+/// and continues on `next_route` after its egress), or an end of a tunnel path (`tunnels.rs`).
 #[derive(Clone, Copy, Debug)]
 pub enum RouteEnd {
     /// End `at` of path `path` of flow `flow`.
-    Flow { flow: u32, path: u16, at: End },
+    Flow {
+        flow: u32,
+        path: u16,
+        at: End,
+    },
+    TunnelIngress {
+        tunnel: u16,
+        next_route: u32,
+    },
+    /// End `at` of path `path` of tunnel `tunnel` (the egress is its `Receiver` end).
+    Tunnel {
+        tunnel: u16,
+        path: u16,
+        at: End,
+    },
 }
 
 /// Packet accounting for the conservation invariant: created = delivered + dropped + live.
@@ -68,6 +84,11 @@ pub struct Simulation {
     sampled_flows: Vec<u32>,
     /// Bodies of the packets in the network that carry one (by packet handle).
     bodies: Bodies,
+    /// Multipath tunnels, by index of `spec.tunnels`.
+    pub tunnels: Vec<TunnelRt>,
+    /// Reused buffers of the tunnels' drains.
+    tunnel_out: crate::transport::tunnel::TunnelOutput,
+    tunnel_deadlines: Vec<(usize, Option<Time>)>,
 }
 
 impl Simulation {
@@ -115,6 +136,7 @@ impl Simulation {
             Ev::Arrival(l) => self.on_arrival(now, l),
             Ev::LinkTx(l) => self.on_link_tx(now, l),
             Ev::Timer { ep, generation } => self.on_timer(now, ep, generation),
+            Ev::TunnelTimer { ep, generation } => self.on_tunnel_timer(now, ep, generation),
             Ev::App(f) => self.on_app_tick(now, f as usize),
             Ev::Start(f) => self.on_start(now, f as usize),
             Ev::Stop(f) => self.on_stop(f as usize),
@@ -160,7 +182,15 @@ impl Simulation {
     fn drop_packet(&mut self, h: Handle) {
         let p = *self.packets.remove(h);
         self.counts.dropped += 1;
-        let RouteEnd::Flow { flow, path, .. } = self.route_ends[p.route as usize];
+        let (flow, path) = match self.route_ends[p.route as usize] {
+            RouteEnd::Flow { flow, path, .. } => (flow, path),
+            // Lost before reaching the ingress: its flow is the one the continuation ends at.
+            RouteEnd::TunnelIngress { next_route, .. } => match self.route_ends[next_route as usize] {
+                RouteEnd::Flow { flow, path, .. } => (flow, path),
+                _ => unreachable!("a tunnel's continuation route ends at a flow"),
+            },
+            RouteEnd::Tunnel { tunnel, path, at } => return self.tunnel_drop(h, tunnel as usize, path as usize, at),
+        };
         let m = &mut self.flows[flow as usize].metrics;
         if p.is_data() {
             m.data_packets_dropped += 1;
@@ -224,10 +254,13 @@ impl Simulation {
     /// A packet reached the end of its route.
     #[inline]
     fn deliver(&mut self, now: Time, h: Handle) {
+        let (f, path, at) = match self.route_ends[self.packets.get(h).route as usize] {
+            RouteEnd::Flow { flow, path, at } => (flow as usize, path, at),
+            RouteEnd::TunnelIngress { tunnel, next_route } => return self.tunnel_ingress(now, tunnel as usize, h, next_route),
+            RouteEnd::Tunnel { tunnel, path, at } => return self.tunnel_arrival(now, tunnel as usize, path as usize, at, h),
+        };
         let p = *self.packets.remove(h);
         self.counts.delivered += 1;
-        let RouteEnd::Flow { flow: f, path, at } = self.route_ends[p.route as usize];
-        let f = f as usize;
         let flow = &mut self.flows[f];
         if at == End::Receiver && p.is_data() {
             self.counts.delivered_data += 1;
@@ -334,7 +367,8 @@ impl Simulation {
 
     fn schedule_app(&mut self, f: usize, t: Time) {
         let flow = &self.flows[f];
-        if t < self.spec.duration && flow.stop.is_none_or(|s| t < s) {
+        // A paced file transfer stops once its receiver holds the whole file.
+        if t < self.spec.duration && flow.stop.is_none_or(|s| t < s) && flow.metrics.completion.is_none() {
             self.queue.schedule(t, Ev::App(f as u32));
         }
     }
@@ -363,6 +397,7 @@ impl Simulation {
     // ----- periodic samples ------------------------------------------------------------
 
     fn on_sample(&mut self, now: Time) {
+        self.sample_tunnels(now);
         for &f in &self.sampled_flows {
             let flow = &mut self.flows[f as usize];
             if now < flow.start {

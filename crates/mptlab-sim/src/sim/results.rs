@@ -116,6 +116,7 @@ impl Simulation {
             flows,
             groups,
             protocols,
+            tunnels: (0..self.tunnels.len()).map(|t| self.tunnel_summary(t)).collect(),
             engine: EngineSummary {
                 events: self.events_processed(),
                 packets_created: self.counts.created,
@@ -272,6 +273,7 @@ impl Simulation {
             c.push_trace("srtt_ms", name, &flow.metrics.srtt);
         }
         self.path_timeseries(&mut c);
+        self.tunnel_timeseries(&mut c);
         for (i, link) in self.hops.iter().enumerate() {
             let (Some(wire), Some(tr)) = (link.wire().bins(), &self.link_traces[i]) else { continue };
             let name = &self.spec.links[i].name;

@@ -20,6 +20,7 @@ pub mod reorder;
 pub mod segment;
 pub mod spec;
 pub mod tcp;
+pub mod tunnel;
 pub mod udp;
 
 pub use any::AnyEndpoint;

@@ -1,0 +1,334 @@
+//! A multipath tunnel between two nodes, sans-IO: the ingress (scheduler buffer, scheduler,
+//! one DCCP-like sender per path) and the egress (one receiver per path, the reordering stage),
+//! both in one value as a flow's two ends are (`transport::endpoint`).
+//!
+//! - Ingress: an inner packet that reaches the ingress is offered to the scheduler buffer
+//!   (`buffer.rs`; dropped when full). The scheduler (`sched/`, through the multipath core) is
+//!   asked for the buffer's head whenever something may have changed (an arrival, an ACK, a
+//!   timer); a path is available when its window has room for one more packet, the pacer not
+//!   considered (seed 003 §2.3: "a path is considered available if its path congestion window
+//!   (CWND) has sufficient room"; study notes A7). A head placed on a path whose pacer is not
+//!   ready waits for it, in the buffer.
+//! - Encapsulation: the outer packet's body carries the inner packet's handle
+//!   (`net::BodyTable::encapsulate`); its wire size is the inner size plus `overhead`; its
+//!   header carries the global sequence number (`tcp.dss`), the path sequence number (`udp_seq`)
+//!   and a timestamp (`sent_at`), the fields of seed 003 §2.2's header. The global number and
+//!   the timestamp are given when the scheduler places the packet on a path, so the egress's
+//!   one-way delay estimates include the wait for the path's pacer.
+//! - Egress: each outer data packet is acknowledged on its path (`dccp.rs`), decapsulated and
+//!   passed through the reordering stage; what the stage releases is handed back to the
+//!   simulation (`TunnelOutput::released`) to continue on the inner flow's route.
+//!
+//! Timer slots: path i has `3i` (RTO), `3i + 1` (delayed ACK), `3i + 2` (pacer); `3·paths` is
+//! the reordering stage's deadline.
+
+use super::buffer::SchedulerBuffer;
+use super::config::TunnelSpec;
+use super::dccp::{DccpReceiver, DccpSender};
+use crate::net::{Packet, Proto};
+use crate::sched::{AnyScheduler, ConnView};
+use crate::transport::bodies::Bodies;
+use crate::transport::endpoint::{End, Transmit};
+use crate::transport::multipath::{MultipathCore, MultipathPath, PathPrefs, Placement, Shortcut};
+use crate::transport::reorder::{Arrival, Reorderer, Reordering};
+use mptlab_engine::{Handle, Time};
+use std::collections::VecDeque;
+
+/// Timer slots per path (RTO, delayed ACK, pacer).
+pub const SLOTS_PER_TUNNEL_PATH: usize = 3;
+/// Paths a tunnel may have.
+pub const MAX_TUNNEL_PATHS: usize = 8;
+/// Timer slots a tunnel may use.
+pub const MAX_TUNNEL_SLOTS: usize = SLOTS_PER_TUNNEL_PATH * MAX_TUNNEL_PATHS + 1;
+
+/// What an input to the tunnel gives back to the simulation besides packets.
+#[derive(Default)]
+pub struct TunnelOutput {
+    /// Inner packets leaving the egress, in order of release.
+    pub released: Vec<Handle>,
+    /// Inner packets the tunnel gave up (late packets the reordering stage drops).
+    pub dropped: Vec<Handle>,
+}
+
+/// Counters of the egress.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct EgressCounters {
+    /// Outer data packets that arrived, per path summed.
+    pub arrived: u64,
+    pub released: u64,
+}
+
+pub struct Tunnel {
+    senders: Vec<DccpSender>,
+    receivers: Vec<DccpReceiver>,
+    core: MultipathCore,
+    buffer: SchedulerBuffer,
+    next_global: u64,
+    overhead: u32,
+    ack_size: u32,
+    reorder: Reorderer,
+    /// Inner packets held by the reordering stage, by global sequence number from `held_base`.
+    held: VecDeque<Option<Handle>>,
+    held_base: u64,
+    released_scratch: Vec<(u64, crate::transport::reorder::Release)>,
+    /// Per path: inner bytes that arrived at the egress (the path's share of the traffic).
+    pub path_inner_bytes: Vec<u64>,
+    egress: EgressCounters,
+    /// Whether the last scheduling attempt found data but no path (for app-limited marking).
+    idle_marked: bool,
+}
+
+impl Tunnel {
+    /// `sched_seed`: the scheduler's random stream (schedulers that draw).
+    pub fn new(spec: &TunnelSpec, sched_seed: u64) -> Self {
+        let n = spec.paths.len();
+        assert!((1..=MAX_TUNNEL_PATHS).contains(&n), "a tunnel has 1 to {MAX_TUNNEL_PATHS} paths");
+        let mss = spec.mss();
+        let senders: Vec<DccpSender> =
+            spec.paths.iter().map(|p| DccpSender::new(&spec.cc, mss, PathPrefs { priority: p.priority, backup: p.backup })).collect();
+        let coupled = senders[0].coupled_view().is_some();
+        let sched: AnyScheduler = spec.scheduler.build_seeded(sched_seed);
+        Self {
+            senders,
+            receivers: (0..n).map(|_| DccpReceiver::new()).collect(),
+            core: MultipathCore::new(sched, spec.scheduler.picks_only_choice() || n == 1, coupled, n),
+            buffer: SchedulerBuffer::new(spec.buffer),
+            next_global: 0,
+            overhead: spec.overhead,
+            ack_size: spec.ack_size,
+            reorder: Reorderer::new(&spec.reorder, n),
+            held: VecDeque::new(),
+            held_base: 0,
+            released_scratch: Vec::new(),
+            path_inner_bytes: vec![0; n],
+            egress: EgressCounters::default(),
+            idle_marked: false,
+        }
+    }
+
+    pub fn paths(&self) -> usize {
+        self.senders.len()
+    }
+
+    /// Timer slots this tunnel uses.
+    pub fn slots(&self) -> usize {
+        SLOTS_PER_TUNNEL_PATH * self.paths() + 1
+    }
+
+    /// An inner packet (`handle`, `size` wire bytes) reached the ingress; false when the
+    /// scheduler buffer dropped it (the caller frees it).
+    pub fn on_inner(&mut self, now: Time, handle: Handle, size: u32) -> bool {
+        self.buffer.offer(now, handle, size)
+    }
+
+    /// The next outer packet to send now, if any: due path acknowledgments first, then the
+    /// buffer's head where the scheduler places it. `next` is the handle the packet will get.
+    pub fn poll_transmit(&mut self, now: Time, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
+        for (i, r) in self.receivers.iter_mut().enumerate() {
+            let mut p = Packet { sent_at: now, ..Packet::default() };
+            if r.poll_ack(now, self.ack_size, &mut p) {
+                return Some(Transmit { path: i as u16, from: End::Receiver, packet: p });
+            }
+        }
+        // Place what the windows admit, then send what the pacers let go.
+        while let Some(i) = self.schedule(now) {
+            let mut held = self.buffer.take(now).expect("scheduled a head");
+            held.global = self.next_global;
+            held.placed_at = now;
+            self.next_global += 1;
+            self.senders[i].assign(held);
+        }
+        let (i, held) = self.senders.iter_mut().enumerate().find_map(|(i, s)| s.pop_ready(now).map(|h| (i, h)))?;
+        let global = held.global;
+        let size = held.size + self.overhead;
+        let path_seq = self.senders[i].on_send(now, size);
+        bodies.encapsulate(next, held.handle);
+        let mut p =
+            Packet { proto: Proto::Udp, size, sent_at: held.placed_at, udp_seq: path_seq, udp_payload: held.size, ..Packet::default() };
+        p.tcp.dss = global;
+        Some(Transmit { path: i as u16, from: End::Sender, packet: p })
+    }
+
+    /// The path the buffer's head goes to now, if any has room.
+    fn schedule(&mut self, now: Time) -> Option<usize> {
+        let Some(head) = self.buffer.head().copied() else {
+            if !self.idle_marked {
+                self.idle_marked = true;
+                for s in &mut self.senders {
+                    s.on_app_limited();
+                }
+            }
+            return None;
+        };
+        self.idle_marked = false;
+        let placement = match self.core.shortcut(&self.senders, |s| s.window_open()) {
+            Shortcut::Nowhere => Placement::Nowhere,
+            Shortcut::Only(i) => Placement::One(i),
+            Shortcut::Ask => {
+                let conn = ConnView {
+                    now,
+                    unsent: self.buffer.bytes(),
+                    window_space: u64::MAX / 2,
+                    unacked: 0,
+                    send_buffer: u64::MAX / 2,
+                    chunk: head.size + self.overhead,
+                };
+                let d = self.core.select(&conn, &self.senders, |s, _| s.view());
+                let senders = &self.senders;
+                MultipathCore::placement(d, senders.len(), |i| senders[i].window_open())
+            }
+        };
+        let Some(i) = placement.first() else {
+            for s in &mut self.senders {
+                if !s.window_open() {
+                    s.on_cwnd_limited();
+                }
+            }
+            return None;
+        };
+        Some(i)
+    }
+
+    /// Packet `p` (handle freed by the caller; `inner` is the packet it carried, if any) reached
+    /// end `at` of path `path`.
+    pub fn on_packet(&mut self, now: Time, at: End, path: usize, p: &Packet, inner: Option<Handle>, out: &mut TunnelOutput) {
+        match at {
+            End::Sender => {
+                if self.core.is_coupled() {
+                    self.core.couple(&mut self.senders, path);
+                }
+                self.senders[path].on_ack(now, p);
+            }
+            End::Receiver => {
+                let inner = inner.expect("a tunnel data packet carries an inner packet");
+                self.egress.arrived += 1;
+                self.path_inner_bytes[path] += p.udp_payload as u64;
+                self.receivers[path].on_data(now, p.udp_seq);
+                let seq = p.tcp.dss;
+                let late_dropped = self.reorder.stats().late_dropped;
+                let a = Arrival { path, seq, path_seq: p.udp_seq, sent_at: p.sent_at };
+                let mut rel = std::mem::take(&mut self.released_scratch);
+                self.reorder.on_arrival(now, a, &mut rel);
+                let mut out_now = false;
+                for &(s, _) in &rel {
+                    let h = if s == seq {
+                        out_now = true;
+                        inner
+                    } else {
+                        self.take_held(s)
+                    };
+                    self.egress.released += 1;
+                    out.released.push(h);
+                }
+                rel.clear();
+                self.released_scratch = rel;
+                if !out_now {
+                    if self.reorder.stats().late_dropped > late_dropped {
+                        out.dropped.push(inner);
+                    } else {
+                        self.store_held(seq, inner);
+                    }
+                }
+                self.trim_held();
+            }
+        }
+    }
+
+    /// Keep inner packet `h` (global number `seq`) until the reordering stage releases it.
+    fn store_held(&mut self, seq: u64, h: Handle) {
+        debug_assert!(seq >= self.held_base, "a held number is never below the given-up ones");
+        let i = (seq - self.held_base) as usize;
+        if i >= self.held.len() {
+            self.held.resize(i + 1, None);
+        }
+        debug_assert!(self.held[i].is_none(), "global number {seq} held twice");
+        self.held[i] = Some(h);
+    }
+
+    fn take_held(&mut self, seq: u64) -> Handle {
+        seq.checked_sub(self.held_base)
+            .and_then(|i| self.held.get_mut(i as usize))
+            .and_then(Option::take)
+            .expect("the reordering stage releases only packets it holds")
+    }
+
+    /// Forget the numbers below the stage's next expected one that hold nothing.
+    fn trim_held(&mut self) {
+        let next = self.reorder.next_expected();
+        while self.held_base < next && self.held.front().is_some_and(Option::is_none) {
+            self.held.pop_front();
+            self.held_base += 1;
+        }
+        if self.held.is_empty() {
+            self.held_base = self.held_base.max(next);
+        }
+    }
+
+    /// Timer `slot` expired at `now`.
+    pub fn on_timeout(&mut self, now: Time, slot: usize, out: &mut TunnelOutput) {
+        let n = self.paths();
+        if slot == SLOTS_PER_TUNNEL_PATH * n {
+            let mut rel = std::mem::take(&mut self.released_scratch);
+            self.reorder.on_timeout(now, &mut rel);
+            for &(s, _) in &rel {
+                let h = self.take_held(s);
+                self.egress.released += 1;
+                out.released.push(h);
+            }
+            rel.clear();
+            self.released_scratch = rel;
+            self.trim_held();
+            return;
+        }
+        let (path, kind) = (slot / SLOTS_PER_TUNNEL_PATH, slot % SLOTS_PER_TUNNEL_PATH);
+        // The delayed ACK and the pacer need nothing here: the drain that follows sends what
+        // is due.
+        if kind == 0 {
+            if self.core.is_coupled() {
+                self.core.couple(&mut self.senders, path);
+            }
+            self.senders[path].on_timeout(now);
+        }
+    }
+
+    /// Every slot's deadline (None: cancel), for the simulation to align its timers with.
+    pub fn deadlines(&self, out: &mut Vec<(usize, Option<Time>)>) {
+        for i in 0..self.paths() {
+            let base = SLOTS_PER_TUNNEL_PATH * i;
+            out.push((base, self.senders[i].rto_deadline()));
+            out.push((base + 1, self.receivers[i].ack_deadline()));
+            out.push((base + 2, self.senders[i].pacer_deadline()));
+        }
+        out.push((SLOTS_PER_TUNNEL_PATH * self.paths(), self.reorder.deadline()));
+    }
+
+    pub fn senders(&self) -> &[DccpSender] {
+        &self.senders
+    }
+
+    pub fn buffer(&self) -> &SchedulerBuffer {
+        &self.buffer
+    }
+
+    pub fn reorderer(&self) -> &Reorderer {
+        &self.reorder
+    }
+
+    pub fn egress(&self) -> &EgressCounters {
+        &self.egress
+    }
+
+    /// Inner packets the tunnel holds, at the ingress (scheduler buffer, path send queues) and
+    /// at the egress (reordering stage); those inside outer packets are not counted.
+    pub fn packets_held(&self) -> usize {
+        self.buffer.len() + self.senders.iter().map(DccpSender::queued).sum::<usize>() + self.held.iter().filter(|h| h.is_some()).count()
+    }
+
+    pub fn memory_footprint(&self) -> usize {
+        use crate::transport::footprint::*;
+        self.buffer.memory_footprint()
+            + deque(&self.held)
+            + self.senders.iter().map(DccpSender::memory_footprint).sum::<usize>()
+            + self.receivers.iter().map(DccpReceiver::memory_footprint).sum::<usize>()
+    }
+}
