@@ -27,6 +27,7 @@ mod reader;
 mod reorder_opts;
 mod resolve;
 mod routes;
+mod rtt_split;
 mod topology;
 mod tunnels;
 mod units;
@@ -56,6 +57,7 @@ pub fn load(text: &str, overrides: &[(String, String)], seed: Option<u64>) -> Re
     let mut root: toml::Table = toml::from_str(text).map_err(|e| syntax_error(text, &e))?;
     overrides::apply(&mut root, overrides)?;
     let mut raw = parse::scenario(&root)?;
+    rtt_split::apply(&mut raw)?;
     bounds::check(&raw)?;
     if let Some(seed) = seed {
         raw.run.seed = seed;

@@ -20,9 +20,22 @@ pub struct Scenario {
     /// `[[events]]` in file order (absent from the canonical form when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<Event>,
+    /// `[rtt_split]`: delays derived from seed 003's axes (`rtt_split.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_split: Option<RttSplit>,
     /// `[tunnels.<name>]` (absent from the canonical form when there are none).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub tunnels: BTreeMap<String, Tunnel>,
+}
+
+/// `[rtt_split]` (`rtt_split.rs`).
+#[derive(Clone, Debug, Serialize)]
+pub struct RttSplit {
+    pub e2e_rtt: Dur,
+    pub tunnel_share: f64,
+    pub asymmetry: Dur,
+    pub server_links: Vec<String>,
+    pub tunnel_links: Vec<Vec<String>>,
 }
 
 /// A multipath tunnel (`tunnels.rs`, docs/tunnels.md).

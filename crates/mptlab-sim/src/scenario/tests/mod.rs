@@ -9,6 +9,7 @@ mod group_flows;
 mod invalid;
 mod red;
 mod routing;
+mod rtt_split;
 mod valid;
 
 use super::{load, Loaded, ScenarioError};
