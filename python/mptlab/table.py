@@ -1,4 +1,4 @@
-"""The one-screen summary printed after `mptlab run`: flows, paths, links, groups.
+"""The one-screen summary printed after `mptlab run`: flows, paths, tunnels, links, groups.
 
 Long lists are cut (`MAX_ROWS` rows each; links then busiest first) with a line saying how
 many were left out; the full numbers are always in summary.json.
@@ -21,6 +21,7 @@ def render(summary: dict[str, Any]) -> Group:
     parts: list[Any] = [flows_table(summary)]
     if any(f.get("paths") for f in summary.get("flows") or []):
         parts.append(paths_table(summary))
+    parts.extend(tunnels_tables(summary))
     parts.append(links_table(summary))
     groups = summary.get("groups") or []
     if groups:
@@ -127,6 +128,40 @@ def links_table(summary: dict[str, Any]) -> Table:
         )
     _more(t, len(links), "links")
     return t
+
+
+def tunnels_tables(summary: dict[str, Any]) -> list[Table]:
+    """Per tunnel: one row per path (inner throughput and share, losses, the controller's end
+    state); the title has the controller, scheduler, scheduler-buffer drops and reordering."""
+    out = []
+    for tun in summary.get("tunnels") or []:
+        paths = tun.get("paths") or []
+        total = sum(p.get("inner_bytes") or 0 for p in paths) or None
+        buf = tun.get("buffer") or {}
+        ro = (tun.get("egress_counters") or {}).get("reorder") or {}
+        title = (
+            f"tunnel {tun.get('name')}: {tun.get('cc')} / {tun.get('scheduler')}; "
+            f"buffer dropped {_int(buf.get('dropped'))} of {_int(buf.get('offered'))}; "
+            f"reorder held {_int(ro.get('held'))}, forced {_int(ro.get('forced'))}, late {_int(ro.get('late'))}"
+        )
+        t = Table(title=title, title_justify="left", header_style="bold")
+        t.add_column("path", no_wrap=True)
+        t.add_column("inner\nMbps", justify="right")
+        t.add_column("share\n%", justify="right")
+        t.add_column("lost\npkts", justify="right")
+        t.add_column("srtt\nms", justify="right")
+        t.add_column("cwnd\npkts", justify="right")
+        for i, p in enumerate(paths):
+            t.add_row(
+                f"{i}: {' '.join(p.get('route') or [])}",
+                _num(stat(p, "throughput_mbps", "mean")),
+                _num(100.0 * (p.get("inner_bytes") or 0) / total, 1) if total else DASH,
+                _int(p.get("packets_lost")),
+                _num(p.get("srtt_ms"), 1),
+                _num(p.get("cwnd_packets"), 0),
+            )
+        out.append(t)
+    return out
 
 
 def groups_table(summary: dict[str, Any]) -> Table:

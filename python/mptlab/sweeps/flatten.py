@@ -46,7 +46,29 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, Any]:
         row[f"utilization__{name}"] = _utilization(link)
         row[f"queue_delay_ms__{name}"] = stat(link, "queue_delay_ms", "mean")
         row[f"drop_pct__{name}"] = link.get("drop_pct")
+    for tun in summary.get("tunnels", []):
+        row.update(_tunnel_columns(tun))
     return row
+
+
+def _tunnel_columns(tun: dict[str, Any]) -> dict[str, Any]:
+    """A tunnel's run-level numbers: secondary share, scheduler-buffer drops, reordering
+    counts, and per path its inner throughput, losses and SRTT (`tunnel_<metric>__<name>[_<i>]`)."""
+    name = tun["name"]
+    buf = tun.get("buffer") or {}
+    ro = (tun.get("egress_counters") or {}).get("reorder") or {}
+    cols: dict[str, Any] = {
+        f"tunnel_secondary_share__{name}": tun.get("secondary_share"),
+        f"tunnel_buffer_drops__{name}": buf.get("dropped"),
+        f"tunnel_reorder_forced__{name}": ro.get("forced"),
+        f"tunnel_reorder_late__{name}": ro.get("late"),
+        f"tunnel_hold_ms_mean__{name}": (ro.get("hold_time") or {}).get("mean_ms"),
+    }
+    for i, p in enumerate(tun.get("paths") or []):
+        cols[f"tunnel_path_mbps__{name}_{i}"] = stat(p, "throughput_mbps", "mean")
+        cols[f"tunnel_path_lost__{name}_{i}"] = p.get("packets_lost")
+        cols[f"tunnel_path_srtt_ms__{name}_{i}"] = p.get("srtt_ms")
+    return cols
 
 
 def flow_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
