@@ -2,7 +2,7 @@
 # Keep in step with crates/mptlab-py/src/lib.rs; the summary types with
 # crates/mptlab-sim/src/results/ (schema, units and when a key is null: docs/metrics.md).
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 # --- summary.json (`json.loads(Simulation.summary_json())`) ----------------------------------
 
@@ -203,6 +203,51 @@ class EngineSummary(TypedDict):
     packets_created: int
     delivered_data_packets: int
 
+class TunnelBufferSummary(TypedDict):
+    limit_packets: int | None
+    limit_bytes: int | None
+    offered: int
+    dropped: int
+    max_packets: int
+    max_bytes: int
+    wait_ms_mean: float
+    wait_ms_max: float
+
+class TunnelPathSummary(TypedDict):
+    route: list[str]
+    priority: int
+    backup: bool
+    packets_sent: int
+    wire_bytes_sent: int
+    packets_acked: int
+    packets_lost: int
+    network_drops: int
+    timeouts: int
+    congestion_events: int
+    inner_bytes: int
+    throughput_mbps: Stats
+    cwnd_packets: float
+    srtt_ms: float | None
+    min_rtt_ms: float | None
+    cc_state: str
+
+class TunnelEgressSummary(TypedDict):
+    arrived: int
+    released: int
+    reorder: dict[str, Any]
+
+class TunnelSummary(TypedDict):
+    name: str
+    ingress: str
+    egress: str
+    protocol: str
+    cc: str
+    scheduler: str
+    buffer: TunnelBufferSummary
+    paths: list[TunnelPathSummary]
+    secondary_share: float | None
+    egress_counters: TunnelEgressSummary
+
 class Summary(TypedDict):
     seed: int
     duration_s: float
@@ -214,6 +259,7 @@ class Summary(TypedDict):
     jain_all_flows: float | None
     protocols: dict[str, ProtocolSummary]
     engine: EngineSummary
+    tunnels: NotRequired[list[TunnelSummary]]
 
 # --- functions ---------------------------------------------------------------------------------
 
@@ -237,7 +283,7 @@ def describe(text: str, overrides: list[tuple[str, str]] = [], seed: int | None 
 # The JSON text of `resolve` parses to a `ResolvedRun`. Times are integer ns, rates bit/s,
 # sizes bytes.
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 class ResolvedRunInfo(TypedDict):
     seed: int

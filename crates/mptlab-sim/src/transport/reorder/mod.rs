@@ -9,7 +9,7 @@
 //! - `stats`: `ReorderStats`.
 //!
 //! The tunnel calls `Reorderer` through `transport::multipath::Reordering` (`on_arrival`,
-//! `deadline`, `on_timeout`). docs/tunnels-reordering.md explains the modes for users.
+//! `deadline`, `on_timeout`). docs/tunnels.md ("Reordering at the egress") explains the modes for users.
 
 mod config;
 mod delay;
