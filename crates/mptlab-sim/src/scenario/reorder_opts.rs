@@ -60,6 +60,11 @@ pub fn reorder(t: &Tbl) -> Result<ReorderOpts> {
     Ok(opts)
 }
 
+/// Every default, as the canonical form writes it (`mptlab list`).
+pub fn defaults() -> ReorderOpts {
+    reorder(&Tbl::empty("reorder")).expect("the defaults parse")
+}
+
 pub fn config(o: &ReorderOpts) -> ReorderConfig {
     ReorderConfig {
         mode: ReorderMode::from_name(o.mode).expect("checked when parsed"),
