@@ -261,8 +261,16 @@ fn bad_tunnels_are_refused_with_the_key_and_the_choices() {
     assert!(e.contains("tunnels.mp.cc") && e.contains("ccid2") && e.contains("ccid5"), "{e}");
     let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", "reorder = { mode = \"magic\" }"), &udp));
     assert!(e.contains("tunnels.mp.reorder.mode") && e.contains("adaptive") && e.contains("equalize"), "{e}");
+    let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", "protocol = \"quic\""), &udp));
+    assert!(e.contains("tunnels.mp.protocol") && e.contains("dccp") && e.contains("tcp"), "{e}");
     let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", "protocol = \"tcp\""), &udp));
-    assert!(e.contains("tunnels.mp.protocol") && e.contains("dccp"), "{e}");
+    assert!(e.contains("tunnels.mp.cc") && e.contains("DCCP") && e.contains("newreno") && !e.contains("ccid5,"), "{e}");
+    let e = refusal(&scenario("1s", &topo, &tunnel("cubic", "cpf", "protocol = \"tcp\"\noverhead = \"60B\""), &udp));
+    assert!(e.contains("tunnels.mp.overhead") && e.contains("dccp"), "{e}");
+    let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", "tcp = { sack = false }"), &udp));
+    assert!(e.contains("tunnels.mp.tcp") && e.contains("protocol = \"tcp\""), "{e}");
+    let e = refusal(&scenario("1s", &topo, &tunnel("bbr", "cpf", "protocol = \"tcp\"\ntcp = { window = 3 }"), &udp));
+    assert!(e.contains("tunnels.mp.tcp.window") && e.contains("initial_cwnd"), "{e}");
     let mp = flow("mptcp", "\"bulk\"", true);
     let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", ""), &mp));
     assert!(e.contains("flows.dl.tunnel") && e.contains("single-path"), "{e}");
