@@ -228,6 +228,73 @@ fn tcp_through_a_lossy_tunnel_completes_exactly_once_and_conserves_packets() {
     }
 }
 
+fn tcp_tunnel(cc: &str, scheduler: &str, extra: &str) -> String {
+    tunnel(cc, scheduler, &format!("protocol = \"tcp\"\n{extra}"))
+}
+
+/// Reliable tunnel paths (seed 003 §2.3, TCP tunnels; docs/tunnels-tcp.md): UDP through a TCP
+/// tunnel whose Wi-Fi path loses 1% of its packets loses no datagram except at the scheduler
+/// buffer, since each path retransmits. The source stops at 6 s and the run lasts until
+/// everything has drained: datagrams received = sent − scheduler-buffer drops, exactly.
+#[test]
+fn udp_through_a_lossy_tcp_tunnel_loses_only_what_the_scheduler_buffer_drops() {
+    let topo = topology(30.0, 0.5, 5.0).replace("[links.wifi]", "[links.wifi]\nloss = { model = \"bernoulli\", p = 0.01 }");
+    for (cc, sched) in [("newreno", "cpf"), ("cubic", "srtt"), ("bbr", "roundrobin"), ("bbr2", "cpf")] {
+        // 120 Mbit/s offered to two 50 Mbit/s paths: the scheduler buffer must overflow.
+        let app = "{ kind = \"cbr\", rate = \"120Mbps\" }\nstop = \"6s\"";
+        let (sim, s) = run(&scenario("20s", &topo, &tcp_tunnel(cc, sched, "buffer = \"200p\""), &flow("udp", app, true)), None);
+        let t = tunnel_summary(&s);
+        assert_eq!(t["protocol"], "tcp");
+        let dropped = num(&t["buffer"]["dropped"]) as u64;
+        assert!(dropped > 0, "{cc}/{sched}: the scheduler buffer overflowed: {}", t["buffer"]);
+        let (sent, received) = match &sim.flows[0].endpoint {
+            mptlab_sim::transport::AnyEndpoint::Udp(u) => (u.next_seq, u.rcv.datagrams),
+            _ => unreachable!(),
+        };
+        assert_eq!(received, sent - dropped, "{cc}/{sched}: {sent} sent, {dropped} dropped by the scheduler buffer");
+        assert_eq!(num(&t["buffer"]["offered"]) as u64, sent, "{cc}/{sched}: every datagram reached the ingress");
+        let paths = t["paths"].as_array().unwrap();
+        let drops: f64 = paths.iter().map(|p| num(&p["network_drops"])).sum();
+        let retransmitted = paths.iter().map(|p| num(&p["packets_lost"])).sum::<f64>();
+        assert!(drops > 0.0 && retransmitted > 0.0, "{cc}/{sched}: the lossy path lost outer segments: {drops}, {retransmitted}");
+        let live = sim.packets_live() as u64;
+        assert_eq!(sim.counts.created, sim.counts.delivered + sim.counts.dropped + live, "{cc}/{sched}: conservation");
+        let inside: usize = sim.hops.iter().map(|h| h.packets_inside()).sum();
+        assert_eq!(live, (inside + sim.tunnel_packets_held()) as u64, "{cc}/{sched}: live packets");
+        assert_eq!(sim.tunnel_packets_held(), 0, "{cc}/{sched}: the tunnel drained");
+        assert_eq!(num(&t["egress_counters"]["released"]) as u64, received, "{cc}/{sched}: released once each");
+    }
+}
+
+/// A TCP download through a TCP tunnel (nested reliable control, seed 003 Table 3) over a lossy
+/// path completes exactly once with each tunnel controller of the paper.
+#[test]
+fn tcp_through_a_lossy_tcp_tunnel_completes_exactly_once() {
+    let topo = topology(30.0, 0.5, 5.0).replace("[links.wifi]", "[links.wifi]\nloss = { model = \"bernoulli\", p = 0.01 }");
+    for (cc, sched, reorder) in
+        [("newreno", "cpf", "adaptive"), ("cubic", "srtt", "static"), ("bbr", "roundrobin", "equalize"), ("bbr2", "cpf", "off")]
+    {
+        let extra = format!("reorder = {{ mode = \"{reorder}\" }}\nbuffer = \"60p\"");
+        let toml = scenario("30s", &topo, &tcp_tunnel(cc, sched, &extra), &flow("tcp", "{ kind = \"file\", size = \"5MB\" }", true));
+        let (sim, s) = run(&toml, None);
+        let c = sim.counts;
+        let live = sim.packets_live() as u64;
+        assert_eq!(c.created, c.delivered + c.dropped + live, "{cc}: conservation");
+        let inside: usize = sim.hops.iter().map(|h| h.packets_inside()).sum();
+        assert_eq!(live, (inside + sim.tunnel_packets_held()) as u64, "{cc}: live packets");
+        let f = &s["flows"][0];
+        assert_eq!(num(&f["bytes_delivered"]), 5e6, "{cc}/{sched}/{reorder}: the file arrives once, whole: {f}");
+        assert!(f["completion_time_s"].is_number(), "{cc}/{sched}/{reorder}: {f}");
+        let t = tunnel_summary(&s);
+        let e = &t["egress_counters"];
+        assert!(num(&e["released"]) + num(&e["reorder"]["late_dropped"]) <= num(&e["arrived"]), "{cc}: {e}");
+        let paths = t["paths"].as_array().unwrap();
+        let drops: f64 = paths.iter().map(|p| num(&p["network_drops"])).sum();
+        let lost: f64 = paths.iter().map(|p| num(&p["packets_lost"])).sum();
+        assert!(drops > 0.0 && lost > 0.0, "{cc}: the lossy path lost segments and TCP found them: {drops} {lost}");
+    }
+}
+
 #[test]
 fn tunnel_runs_are_deterministic() {
     let topo = topology(40.0, 0.3, 10.0);

@@ -12,6 +12,8 @@ pub mod dccp;
 pub mod path;
 pub mod tcp;
 #[cfg(test)]
+mod tcp_tests;
+#[cfg(test)]
 mod tests;
 
 pub use config::{TunnelKind, TunnelPathSpec, TunnelSpec, DEFAULT_ACK_SIZE, DEFAULT_INNER_MTU, DEFAULT_OVERHEAD};
