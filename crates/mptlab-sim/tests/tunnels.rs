@@ -266,6 +266,23 @@ fn udp_through_a_lossy_tcp_tunnel_loses_only_what_the_scheduler_buffer_drops() {
     }
 }
 
+/// On loss-free paths a TCP tunnel carrying more UDP than both paths hold runs each path at its
+/// bottleneck rate in inner bytes: 1500 of every 1556 wire bytes (one record per segment: the
+/// 16 B record header and 40 B of IPv4 + TCP), whatever the controller.
+#[test]
+fn udp_through_a_two_path_tcp_tunnel_fills_both_paths_less_the_headers() {
+    let topo = topology(40.0, 0.5, 0.0);
+    let app = "{ kind = \"cbr\", rate = \"120Mbps\" }";
+    for cc in ["newreno", "cubic", "bbr", "bbr2"] {
+        let (_, s) = run(&scenario("10s", &topo, &tcp_tunnel(cc, "cpf", ""), &flow("udp", app, true)), None);
+        for p in tunnel_summary(&s)["paths"].as_array().unwrap() {
+            let mbps = num(&p["throughput_mbps"]["p50"]);
+            assert!((mbps - 50.0 * 1500.0 / 1556.0).abs() < 1.0, "{cc}: a path carried {mbps} Mbit/s: {p}");
+            assert_eq!(num(&p["wire_bytes_sent"]), num(&p["packets_sent"]) * 1556.0, "{cc}: full segments of one record each");
+        }
+    }
+}
+
 /// A TCP download through a TCP tunnel (nested reliable control, seed 003 Table 3) over a lossy
 /// path completes exactly once with each tunnel controller of the paper.
 #[test]
@@ -373,13 +390,27 @@ prop_compose! {
         reorder in prop::sample::select(vec!["off", "static", "adaptive", "equalize"]),
         inner in prop::sample::select(vec!["tcp-bulk", "tcp-file", "udp-cbr", "udp-file", "quic-file"]),
         buffer in 2u32..400,
+        tcp_paths in any::<bool>(),
+        tcp_cc in prop::sample::select(vec!["newreno", "cubic", "bbr", "bbr2"]),
+        tcp_mss in prop::sample::select(vec![0u32, 536, 1000]),
     ) -> String {
         let topo = topology(e2e as f64, share as f64 / 100.0, asym as f64)
             .replacen("rate = \"50Mbps\"", &format!("rate = \"{}Mbps\"", rates.0), 1)
             .replacen("rate = \"50Mbps\"", &format!("rate = \"{}Mbps\"", rates.1), 1)
             .replace("limit = \"100ms\"", &format!("limit = \"{queue_ms}ms\""))
             .replace("[links.cellular]", &format!("[links.cellular]\nloss = {{ model = \"bernoulli\", p = {loss} }}"));
-        let extra = format!("reorder = {{ mode = \"{reorder}\" }}\nbuffer = \"{buffer}p\"");
+        let mut extra = format!("reorder = {{ mode = \"{reorder}\" }}\nbuffer = \"{buffer}p\"");
+        // Reliable TCP paths with the paper's TCP tunnel controllers, records one per segment
+        // (the default MSS) or spanning segments.
+        let cc = if tcp_paths {
+            extra.push_str("\nprotocol = \"tcp\"");
+            if tcp_mss > 0 {
+                extra.push_str(&format!("\ntcp = {{ mss = \"{tcp_mss}B\" }}"));
+            }
+            tcp_cc
+        } else {
+            cc
+        };
         let (proto, app) = match inner {
             "tcp-bulk" => ("tcp", "\"bulk\""),
             "tcp-file" => ("tcp", "{ kind = \"file\", size = \"3MB\" }"),
@@ -392,10 +423,10 @@ prop_compose! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Random tunnels (delays, rates, buffers, loss, controllers, schedulers, reordering modes,
-    /// inner protocols): packets are conserved at every step, every live packet is in a link or
+    /// Random tunnels (DCCP or TCP paths, delays, rates, buffers, loss, controllers, schedulers,
+    /// reordering modes, inner protocols): packets are conserved at every step, every live packet is in a link or
     /// held by the tunnel, and the egress releases each inner packet at most once.
     #[test]
     fn random_tunnels_keep_the_invariants(toml in tunnel_case()) {
