@@ -32,9 +32,9 @@
 //!   a handshake (the default: a tunnel's connections are up before traffic), or with a SYN
 //!   exchange when `tcp.handshake` is on; a path is available only once established.
 //!
-//! Left out: TCP's own header options' bytes (as everywhere in the project, `wire::tcp`),
-//! head-of-line blocking across records of one path beyond what TCP's in-order delivery gives,
-//! and any framing byte count (the 16 B header is taken to delimit records).
+//! Left out: TCP's own header options' bytes (as everywhere in the project, `wire::tcp`), a
+//! slow reader at the egress (records are taken as soon as they are whole, so the receive
+//! window stays open), and any framing bytes beyond the 16 B header (taken to delimit records).
 
 use super::buffer::Held;
 use crate::cc::{CcConfig, CcParams, CongestionControl, SubflowCcView};
