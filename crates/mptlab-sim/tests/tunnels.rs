@@ -228,6 +228,90 @@ fn tcp_through_a_lossy_tunnel_completes_exactly_once_and_conserves_packets() {
     }
 }
 
+fn tcp_tunnel(cc: &str, scheduler: &str, extra: &str) -> String {
+    tunnel(cc, scheduler, &format!("protocol = \"tcp\"\n{extra}"))
+}
+
+/// Reliable tunnel paths (seed 003 §2.3, TCP tunnels; docs/tunnels-tcp.md): UDP through a TCP
+/// tunnel whose Wi-Fi path loses 1% of its packets loses no datagram except at the scheduler
+/// buffer, since each path retransmits. The source stops at 6 s and the run lasts until
+/// everything has drained: datagrams received = sent − scheduler-buffer drops, exactly.
+#[test]
+fn udp_through_a_lossy_tcp_tunnel_loses_only_what_the_scheduler_buffer_drops() {
+    let topo = topology(30.0, 0.5, 5.0).replace("[links.wifi]", "[links.wifi]\nloss = { model = \"bernoulli\", p = 0.01 }");
+    for (cc, sched) in [("newreno", "cpf"), ("cubic", "srtt"), ("bbr", "roundrobin"), ("bbr2", "cpf")] {
+        // 120 Mbit/s offered to two 50 Mbit/s paths: the scheduler buffer must overflow.
+        let app = "{ kind = \"cbr\", rate = \"120Mbps\" }\nstop = \"6s\"";
+        let (sim, s) = run(&scenario("20s", &topo, &tcp_tunnel(cc, sched, "buffer = \"200p\""), &flow("udp", app, true)), None);
+        let t = tunnel_summary(&s);
+        assert_eq!(t["protocol"], "tcp");
+        let dropped = num(&t["buffer"]["dropped"]) as u64;
+        assert!(dropped > 0, "{cc}/{sched}: the scheduler buffer overflowed: {}", t["buffer"]);
+        let (sent, received) = match &sim.flows[0].endpoint {
+            mptlab_sim::transport::AnyEndpoint::Udp(u) => (u.next_seq, u.rcv.datagrams),
+            _ => unreachable!(),
+        };
+        assert_eq!(received, sent - dropped, "{cc}/{sched}: {sent} sent, {dropped} dropped by the scheduler buffer");
+        assert_eq!(num(&t["buffer"]["offered"]) as u64, sent, "{cc}/{sched}: every datagram reached the ingress");
+        let paths = t["paths"].as_array().unwrap();
+        let drops: f64 = paths.iter().map(|p| num(&p["network_drops"])).sum();
+        let retransmitted = paths.iter().map(|p| num(&p["packets_lost"])).sum::<f64>();
+        assert!(drops > 0.0 && retransmitted > 0.0, "{cc}/{sched}: the lossy path lost outer segments: {drops}, {retransmitted}");
+        let live = sim.packets_live() as u64;
+        assert_eq!(sim.counts.created, sim.counts.delivered + sim.counts.dropped + live, "{cc}/{sched}: conservation");
+        let inside: usize = sim.hops.iter().map(|h| h.packets_inside()).sum();
+        assert_eq!(live, (inside + sim.tunnel_packets_held()) as u64, "{cc}/{sched}: live packets");
+        assert_eq!(sim.tunnel_packets_held(), 0, "{cc}/{sched}: the tunnel drained");
+        assert_eq!(num(&t["egress_counters"]["released"]) as u64, received, "{cc}/{sched}: released once each");
+    }
+}
+
+/// On loss-free paths a TCP tunnel carrying more UDP than both paths hold runs each path at its
+/// bottleneck rate in inner bytes: 1500 of every 1556 wire bytes (one record per segment: the
+/// 16 B record header and 40 B of IPv4 + TCP), whatever the controller.
+#[test]
+fn udp_through_a_two_path_tcp_tunnel_fills_both_paths_less_the_headers() {
+    let topo = topology(40.0, 0.5, 0.0);
+    let app = "{ kind = \"cbr\", rate = \"120Mbps\" }";
+    for cc in ["newreno", "cubic", "bbr", "bbr2"] {
+        let (_, s) = run(&scenario("10s", &topo, &tcp_tunnel(cc, "cpf", ""), &flow("udp", app, true)), None);
+        for p in tunnel_summary(&s)["paths"].as_array().unwrap() {
+            let mbps = num(&p["throughput_mbps"]["p50"]);
+            assert!((mbps - 50.0 * 1500.0 / 1556.0).abs() < 1.0, "{cc}: a path carried {mbps} Mbit/s: {p}");
+            assert_eq!(num(&p["wire_bytes_sent"]), num(&p["packets_sent"]) * 1556.0, "{cc}: full segments of one record each");
+        }
+    }
+}
+
+/// A TCP download through a TCP tunnel (nested reliable control, seed 003 Table 3) over a lossy
+/// path completes exactly once with each tunnel controller of the paper.
+#[test]
+fn tcp_through_a_lossy_tcp_tunnel_completes_exactly_once() {
+    let topo = topology(30.0, 0.5, 5.0).replace("[links.wifi]", "[links.wifi]\nloss = { model = \"bernoulli\", p = 0.01 }");
+    for (cc, sched, reorder) in
+        [("newreno", "cpf", "adaptive"), ("cubic", "srtt", "static"), ("bbr", "roundrobin", "equalize"), ("bbr2", "cpf", "off")]
+    {
+        let extra = format!("reorder = {{ mode = \"{reorder}\" }}\nbuffer = \"60p\"");
+        let toml = scenario("30s", &topo, &tcp_tunnel(cc, sched, &extra), &flow("tcp", "{ kind = \"file\", size = \"5MB\" }", true));
+        let (sim, s) = run(&toml, None);
+        let c = sim.counts;
+        let live = sim.packets_live() as u64;
+        assert_eq!(c.created, c.delivered + c.dropped + live, "{cc}: conservation");
+        let inside: usize = sim.hops.iter().map(|h| h.packets_inside()).sum();
+        assert_eq!(live, (inside + sim.tunnel_packets_held()) as u64, "{cc}: live packets");
+        let f = &s["flows"][0];
+        assert_eq!(num(&f["bytes_delivered"]), 5e6, "{cc}/{sched}/{reorder}: the file arrives once, whole: {f}");
+        assert!(f["completion_time_s"].is_number(), "{cc}/{sched}/{reorder}: {f}");
+        let t = tunnel_summary(&s);
+        let e = &t["egress_counters"];
+        assert!(num(&e["released"]) + num(&e["reorder"]["late_dropped"]) <= num(&e["arrived"]), "{cc}: {e}");
+        let paths = t["paths"].as_array().unwrap();
+        let drops: f64 = paths.iter().map(|p| num(&p["network_drops"])).sum();
+        let lost: f64 = paths.iter().map(|p| num(&p["packets_lost"])).sum();
+        assert!(drops > 0.0 && lost > 0.0, "{cc}: the lossy path lost segments and TCP found them: {drops} {lost}");
+    }
+}
+
 #[test]
 fn tunnel_runs_are_deterministic() {
     let topo = topology(40.0, 0.3, 10.0);
@@ -261,8 +345,16 @@ fn bad_tunnels_are_refused_with_the_key_and_the_choices() {
     assert!(e.contains("tunnels.mp.cc") && e.contains("ccid2") && e.contains("ccid5"), "{e}");
     let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", "reorder = { mode = \"magic\" }"), &udp));
     assert!(e.contains("tunnels.mp.reorder.mode") && e.contains("adaptive") && e.contains("equalize"), "{e}");
+    let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", "protocol = \"quic\""), &udp));
+    assert!(e.contains("tunnels.mp.protocol") && e.contains("dccp") && e.contains("tcp"), "{e}");
     let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", "protocol = \"tcp\""), &udp));
-    assert!(e.contains("tunnels.mp.protocol") && e.contains("dccp"), "{e}");
+    assert!(e.contains("tunnels.mp.cc") && e.contains("DCCP") && e.contains("newreno") && !e.contains("ccid5,"), "{e}");
+    let e = refusal(&scenario("1s", &topo, &tunnel("cubic", "cpf", "protocol = \"tcp\"\noverhead = \"60B\""), &udp));
+    assert!(e.contains("tunnels.mp.overhead") && e.contains("dccp"), "{e}");
+    let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", "tcp = { sack = false }"), &udp));
+    assert!(e.contains("tunnels.mp.tcp") && e.contains("protocol = \"tcp\""), "{e}");
+    let e = refusal(&scenario("1s", &topo, &tunnel("bbr", "cpf", "protocol = \"tcp\"\ntcp = { window = 3 }"), &udp));
+    assert!(e.contains("tunnels.mp.tcp.window") && e.contains("initial_cwnd"), "{e}");
     let mp = flow("mptcp", "\"bulk\"", true);
     let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", ""), &mp));
     assert!(e.contains("flows.dl.tunnel") && e.contains("single-path"), "{e}");
@@ -298,13 +390,27 @@ prop_compose! {
         reorder in prop::sample::select(vec!["off", "static", "adaptive", "equalize"]),
         inner in prop::sample::select(vec!["tcp-bulk", "tcp-file", "udp-cbr", "udp-file", "quic-file"]),
         buffer in 2u32..400,
+        tcp_paths in any::<bool>(),
+        tcp_cc in prop::sample::select(vec!["newreno", "cubic", "bbr", "bbr2"]),
+        tcp_mss in prop::sample::select(vec![0u32, 536, 1000]),
     ) -> String {
         let topo = topology(e2e as f64, share as f64 / 100.0, asym as f64)
             .replacen("rate = \"50Mbps\"", &format!("rate = \"{}Mbps\"", rates.0), 1)
             .replacen("rate = \"50Mbps\"", &format!("rate = \"{}Mbps\"", rates.1), 1)
             .replace("limit = \"100ms\"", &format!("limit = \"{queue_ms}ms\""))
             .replace("[links.cellular]", &format!("[links.cellular]\nloss = {{ model = \"bernoulli\", p = {loss} }}"));
-        let extra = format!("reorder = {{ mode = \"{reorder}\" }}\nbuffer = \"{buffer}p\"");
+        let mut extra = format!("reorder = {{ mode = \"{reorder}\" }}\nbuffer = \"{buffer}p\"");
+        // Reliable TCP paths with the paper's TCP tunnel controllers, records one per segment
+        // (the default MSS) or spanning segments.
+        let cc = if tcp_paths {
+            extra.push_str("\nprotocol = \"tcp\"");
+            if tcp_mss > 0 {
+                extra.push_str(&format!("\ntcp = {{ mss = \"{tcp_mss}B\" }}"));
+            }
+            tcp_cc
+        } else {
+            cc
+        };
         let (proto, app) = match inner {
             "tcp-bulk" => ("tcp", "\"bulk\""),
             "tcp-file" => ("tcp", "{ kind = \"file\", size = \"3MB\" }"),
@@ -317,10 +423,10 @@ prop_compose! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Random tunnels (delays, rates, buffers, loss, controllers, schedulers, reordering modes,
-    /// inner protocols): packets are conserved at every step, every live packet is in a link or
+    /// Random tunnels (DCCP or TCP paths, delays, rates, buffers, loss, controllers, schedulers,
+    /// reordering modes, inner protocols): packets are conserved at every step, every live packet is in a link or
     /// held by the tunnel, and the egress releases each inner packet at most once.
     #[test]
     fn random_tunnels_keep_the_invariants(toml in tunnel_case()) {

@@ -325,7 +325,7 @@ fn udp_transport(t: &Tbl) -> Result<Transport> {
     Ok(Transport::Udp { packet_size })
 }
 
-fn tcp_opts(key: &str, v: &Value, def: &TcpOpts) -> Result<TcpOpts> {
+pub(super) fn tcp_opts(key: &str, v: &Value, def: &TcpOpts) -> Result<TcpOpts> {
     let t = Tbl::new(key, v, TCP)?;
     let mss = t.or("mss", def.mss, |k, v| {
         let s = r::size(k, v)?;

@@ -60,6 +60,8 @@ pub struct Tunnel {
     pub ack_size: Size,
     pub inner_mtu: Size,
     pub reorder: super::reorder_opts::ReorderOpts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpOpts>,
 }
 
 #[derive(Clone, Debug, Serialize)]

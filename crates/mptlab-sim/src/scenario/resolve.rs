@@ -338,7 +338,7 @@ fn quic_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
     TransportSpec::Quic(QuicSpec { cc: cc.clone(), scheduler: scheduler.clone(), quic: quic.clone(), paths })
 }
 
-fn tcp_config(tcp: &raw::TcpOpts) -> TcpConfig {
+pub(super) fn tcp_config(tcp: &raw::TcpOpts) -> TcpConfig {
     TcpConfig {
         mss: tcp.mss.0 as u32,
         handshake: tcp.handshake,

@@ -1,5 +1,12 @@
-//! `[tunnels.<name>]` (docs/tunnels.md): parsing into `raw::Tunnel`, and resolving the tunnel's
-//! paths, its flows' routes around it and its scheduler buffer.
+//! `[tunnels.<name>]` (docs/tunnels.md, docs/tunnels-tcp.md): parsing into `raw::Tunnel`, and
+//! resolving the tunnel's paths, its flows' routes around it and its scheduler buffer.
+//!
+//! `protocol = "tcp"` runs one TCP connection per path (`transport::tunnel::tcp`), with the
+//! flows' `tcp` table of options (defaults: the flows' own, Linux-like: SACK, delayed ACKs,
+//! initial window 10; except the MSS, which is the largest record, `inner_mtu` + 16 B, so one
+//! record fits one segment, and no handshake: the tunnel's connections are up before traffic).
+//! Its `overhead` and `ack_size` follow from TCP (16 B record header + 40 B IPv4/TCP; 40 B) and
+//! may not be set; CCID2 and CCID5 are DCCP's controllers and are refused.
 //!
 //! A flow with `tunnel = "<name>"` sends its data from its source to the ingress (shortest path),
 //! through the tunnel, then from the egress to its destination (shortest path; empty when the
@@ -10,14 +17,15 @@
 
 use super::defaults as d;
 use super::errors::{fail, index, join, Result, ScenarioError};
-use super::parse_flow::{congestion_controller, path_prefs, paths, scheduler};
+use super::parse_flow::{congestion_controller, path_prefs, paths, scheduler, tcp_opts};
 use super::raw::{Scenario, Tunnel};
 use super::reader::{self as r, Tbl};
 use super::routes;
 use super::topology::Topology;
 use super::units::{Limit, Size};
 use crate::spec::{LinkId, LinkSpec, NodeId, QueueLimit, QueueSpec, TunnelPathSpec, TunnelSpec};
-use crate::transport::tunnel::{TunnelKind, DEFAULT_ACK_SIZE, DEFAULT_INNER_MTU, DEFAULT_OVERHEAD, MAX_TUNNEL_PATHS};
+use crate::transport::segment::TCP_HEADER_BYTES;
+use crate::transport::tunnel::{TunnelKind, DEFAULT_ACK_SIZE, DEFAULT_INNER_MTU, DEFAULT_OVERHEAD, MAX_TUNNEL_PATHS, TUNNEL_HEADER};
 use toml::Value;
 
 const TUNNEL: &[&str] = &[
@@ -36,8 +44,13 @@ const TUNNEL: &[&str] = &[
     "ack_size",
     "inner_mtu",
     "reorder",
+    "tcp",
 ];
-pub const TUNNEL_PROTOCOLS: &[&str] = &["dccp"];
+pub const TUNNEL_PROTOCOLS: &[&str] = &["dccp", "tcp"];
+/// A TCP tunnel's controller when `cc` is not given.
+pub const TCP_TUNNEL_CC: &str = "newreno";
+/// Controllers only DCCP paths run.
+const DCCP_ONLY_CC: &[&str] = &["ccid2", "ccid5"];
 /// The scheduler buffer's default: this many times path 1's bottleneck buffer (seed 003 §4.2).
 pub const BUFFER_FACTOR: u64 = 3;
 
@@ -45,10 +58,11 @@ pub fn tunnel(key: &str, v: &Value) -> Result<Tunnel> {
     let t = Tbl::new(key, v, TUNNEL)?;
     let protocol = t.or("protocol", "dccp", |k, v| {
         let p = r::string(k, v)?;
-        TUNNEL_PROTOCOLS.iter().find(|x| **x == p).copied().ok_or_else(|| {
-            ScenarioError::new(k, format!("unknown tunnel protocol `{p}` (reliable TCP tunnel paths are not built yet)"))
-                .with_choices(TUNNEL_PROTOCOLS)
-        })
+        TUNNEL_PROTOCOLS
+            .iter()
+            .find(|x| **x == p)
+            .copied()
+            .ok_or_else(|| ScenarioError::new(k, format!("unknown tunnel protocol `{p}`")).with_choices(TUNNEL_PROTOCOLS))
     })?;
     let Some(paths) = paths(&t, MAX_TUNNEL_PATHS, "a tunnel")? else {
         return fail(t.key("paths"), "required: one list of node names per tunnel path, from the ingress to the egress");
@@ -67,20 +81,66 @@ pub fn tunnel(key: &str, v: &Value) -> Result<Tunnel> {
             Ok(s)
         }
     };
+    let inner_mtu = t.or("inner_mtu", Size(DEFAULT_INNER_MTU as u64), size(40, 65535))?;
+    let tcp = protocol == "tcp";
+    let (cc, overhead, ack_size, tcp_opts) = if tcp {
+        for k in ["overhead", "ack_size"] {
+            if t.has(k) {
+                return fail(
+                    t.key(k),
+                    format!(
+                        "only for protocol = \"dccp\": a TCP tunnel adds {TUNNEL_HEADER} B per record and {TCP_HEADER_BYTES} B per segment"
+                    ),
+                );
+            }
+        }
+        let cc = congestion_controller_or(&t, TCP_TUNNEL_CC)?;
+        if DCCP_ONLY_CC.contains(&cc.name()) {
+            let known: Vec<&str> = crate::cc::CONGESTION_CONTROLLERS.iter().map(|a| a.name).filter(|n| !DCCP_ONLY_CC.contains(n)).collect();
+            return Err(ScenarioError::new(
+                t.key("cc"),
+                format!("`{}` is a DCCP controller; a tunnel with protocol = \"tcp\" runs a TCP controller", cc.name()),
+            )
+            .with_choices(&known));
+        }
+        let record = inner_mtu.0 + TUNNEL_HEADER as u64;
+        let mut def = d::tcp();
+        def.mss = Size(record);
+        def.handshake = false;
+        let opts = t.or("tcp", def.clone(), |k, v| tcp_opts(k, v, &def))?;
+        if opts.send_buffer.0 < record {
+            return fail(
+                t.key("tcp"),
+                format!("tcp.send_buffer must hold the largest record ({record} B = inner_mtu + {TUNNEL_HEADER} B)"),
+            );
+        }
+        (cc, Size((TUNNEL_HEADER + TCP_HEADER_BYTES) as u64), Size(TCP_HEADER_BYTES as u64), Some(opts))
+    } else {
+        if t.has("tcp") {
+            return fail(t.key("tcp"), "only for protocol = \"tcp\"");
+        }
+        (
+            congestion_controller_or(&t, d::TUNNEL_CC)?,
+            t.or("overhead", Size(DEFAULT_OVERHEAD as u64), size(0, 1000))?,
+            t.or("ack_size", Size(DEFAULT_ACK_SIZE as u64), size(1, 1500))?,
+            None,
+        )
+    };
     Ok(Tunnel {
         ingress: t.must("ingress", r::name)?.to_string(),
         egress: t.must("egress", r::name)?.to_string(),
         paths,
         protocol: protocol.to_string(),
-        cc: congestion_controller_or(&t, d::TUNNEL_CC)?,
+        cc,
         scheduler: scheduler(&t, d::TUNNEL_SCHEDULER)?,
         priorities,
         backup,
         buffer,
-        overhead: t.or("overhead", Size(DEFAULT_OVERHEAD as u64), size(0, 1000))?,
-        ack_size: t.or("ack_size", Size(DEFAULT_ACK_SIZE as u64), size(1, 1500))?,
-        inner_mtu: t.or("inner_mtu", Size(DEFAULT_INNER_MTU as u64), size(40, 65535))?,
+        overhead,
+        ack_size,
+        inner_mtu,
         reorder: super::reorder_opts::reorder(&t)?,
+        tcp: tcp_opts,
     })
 }
 
@@ -145,7 +205,8 @@ pub fn resolve(s: &Scenario, topo: &Topology) -> Result<Vec<Resolved>> {
             name: name.clone(),
             ingress,
             egress,
-            kind: TunnelKind::Dccp,
+            kind: if t.protocol == "tcp" { TunnelKind::Tcp } else { TunnelKind::Dccp },
+            tcp: t.tcp.as_ref().map(super::resolve::tcp_config),
             cc: t.cc.clone(),
             scheduler: t.scheduler.clone(),
             buffer: QueueLimit::Packets(0),

@@ -14,7 +14,7 @@ use crate::metrics::{IntervalBins, Trace};
 use crate::net::{Packet, QueueLimit};
 use crate::results::{TunnelBufferSummary, TunnelEgressSummary, TunnelPathSummary, TunnelSummary};
 use crate::transport::endpoint::End;
-use crate::transport::tunnel::{Tunnel, MAX_TUNNEL_SLOTS};
+use crate::transport::tunnel::{Tunnel, TunnelKind, MAX_TUNNEL_SLOTS};
 use mptlab_engine::time::as_secs_f64;
 use mptlab_engine::timer::{Arm, Fired};
 use mptlab_engine::{Handle, LazyTimer, Time};
@@ -69,16 +69,20 @@ impl Simulation {
         self.counts.delivered += 1;
         let inner = if at == End::Receiver { self.bodies.decapsulate(h) } else { None };
         let rt = &mut self.tunnels[t];
-        if at == End::Receiver {
-            rt.path_bins[path].add(now, p.udp_payload as u64);
-        }
+        let before = rt.tunnel.path_inner_bytes[path];
         let mut out = std::mem::take(&mut self.tunnel_out);
         rt.tunnel.on_packet(now, at, path, &p, inner, &mut out);
         self.tunnel_out = out;
+        // Inner bytes that arrived: the DCCP packet's, or the records a TCP segment completed.
+        let arrived = rt.tunnel.path_inner_bytes[path] - before;
+        if at == End::Receiver {
+            rt.path_bins[path].add(now, arrived);
+        }
         self.flush_tunnel(now, t);
     }
 
-    /// An outer packet of tunnel `t` on path `path` was lost: so is the packet it carried.
+    /// An outer packet of tunnel `t` on path `path` was lost: so is the packet it carried (a
+    /// DCCP packet's; a TCP segment carries bytes, which TCP sends again).
     pub(super) fn tunnel_drop(&mut self, h: Handle, t: usize, path: usize, at: End) {
         if at == End::Receiver {
             self.tunnels[t].path_drops[path] += 1;
@@ -143,7 +147,7 @@ impl Simulation {
     /// Periodic sample of every tunnel path's window and SRTT.
     pub(super) fn sample_tunnels(&mut self, now: Time) {
         for rt in &mut self.tunnels {
-            for (i, s) in rt.tunnel.senders().iter().enumerate() {
+            for (i, s) in rt.tunnel.tunnel_paths().iter().enumerate() {
                 rt.cwnd[i].record(now, s.cwnd() as f64);
                 if let Some(srtt) = s.srtt() {
                     rt.srtt[i].record(now, srtt as f64 / 1e6);
@@ -154,13 +158,20 @@ impl Simulation {
 
     /// Inner packets inside the tunnels: held at the ingress or egress, or carried by an outer
     /// packet on the way (for the conservation check: they are live packets that no link
-    /// counts).
+    /// counts). DCCP paths: those inside outer packets follow from the counters; TCP paths:
+    /// every inner packet written into a path's stream and not yet delivered at the egress is
+    /// in its record list (`packets_held`), whatever became of the segments.
     pub fn tunnel_packets_held(&self) -> usize {
         self.tunnels
             .iter()
             .map(|rt| {
-                let sent: u64 = rt.tunnel.senders().iter().map(|s| s.counters().packets_sent).sum();
-                let carried = sent - rt.tunnel.egress().arrived - rt.path_drops.iter().sum::<u64>();
+                let carried = match rt.tunnel.kind() {
+                    TunnelKind::Dccp => {
+                        let sent: u64 = rt.tunnel.tunnel_paths().iter().map(|s| s.packets_sent()).sum();
+                        sent - rt.tunnel.egress().arrived - rt.path_drops.iter().sum::<u64>()
+                    }
+                    TunnelKind::Tcp => 0,
+                };
                 rt.tunnel.packets_held() + carried as usize
             })
             .sum()
@@ -179,41 +190,37 @@ impl Simulation {
             QueueLimit::Packets(n) => (Some(n), None),
             QueueLimit::Bytes(n) => (None, Some(n)),
         };
-        let mss = spec.mss() as f64;
         let total: u64 = tun.path_inner_bytes.iter().sum();
         let ms = |t: Time| t as f64 / 1e6;
         let paths = spec
             .paths
             .iter()
-            .zip(tun.senders())
+            .zip(tun.tunnel_paths())
             .enumerate()
-            .map(|(i, (p, s))| {
-                let k = s.counters();
-                TunnelPathSummary {
-                    route: p.fwd_route.iter().map(|&l| self.spec.links[l as usize].name.clone()).collect(),
-                    priority: p.priority,
-                    backup: p.backup,
-                    packets_sent: k.packets_sent,
-                    wire_bytes_sent: k.wire_bytes_sent,
-                    packets_acked: k.packets_acked,
-                    packets_lost: k.packets_lost,
-                    network_drops: rt.path_drops[i],
-                    timeouts: k.timeouts,
-                    congestion_events: s.congestion_events(),
-                    inner_bytes: tun.path_inner_bytes[i],
-                    throughput_mbps: rt.path_bins[i].summary(0),
-                    cwnd_packets: s.cwnd() as f64 / mss,
-                    srtt_ms: s.srtt().map(ms),
-                    min_rtt_ms: s.min_rtt().map(ms),
-                    cc_state: s.state_name(),
-                }
+            .map(|(i, (p, s))| TunnelPathSummary {
+                route: p.fwd_route.iter().map(|&l| self.spec.links[l as usize].name.clone()).collect(),
+                priority: p.priority,
+                backup: p.backup,
+                packets_sent: s.packets_sent(),
+                wire_bytes_sent: s.wire_bytes_sent(),
+                packets_acked: s.packets_acked(),
+                packets_lost: s.packets_lost(),
+                network_drops: rt.path_drops[i],
+                timeouts: s.timeouts(),
+                congestion_events: s.congestion_events(),
+                inner_bytes: tun.path_inner_bytes[i],
+                throughput_mbps: rt.path_bins[i].summary(0),
+                cwnd_packets: s.cwnd() as f64 / s.window_unit() as f64,
+                srtt_ms: s.srtt().map(ms),
+                min_rtt_ms: s.min_rtt().map(ms),
+                cc_state: s.state_name(),
             })
             .collect();
         TunnelSummary {
             name: spec.name.clone(),
             ingress: self.spec.nodes[spec.ingress as usize].name.clone(),
             egress: self.spec.nodes[spec.egress as usize].name.clone(),
-            protocol: "dccp",
+            protocol: spec.kind.name(),
             cc: spec.cc.name(),
             scheduler: spec.scheduler.name(),
             buffer: TunnelBufferSummary {
@@ -241,8 +248,8 @@ impl Simulation {
     pub(super) fn tunnel_timeseries(&self, c: &mut Columns) {
         let iv = self.spec.metrics.interval;
         for (rt, spec) in self.tunnels.iter().zip(&self.spec.tunnels) {
-            let mss = spec.mss() as f64;
             for i in 0..rt.path_bins.len() {
+                let mss = rt.tunnel.tunnel_paths()[i].window_unit() as f64;
                 let entity = format!("{}:{i}", spec.name);
                 let bins = &rt.path_bins[i];
                 for (k, r) in bins.rates_bps().iter().enumerate() {

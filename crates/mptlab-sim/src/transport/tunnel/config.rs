@@ -5,6 +5,7 @@ use crate::cc::CcConfig;
 use crate::net::{LinkId, QueueLimit};
 use crate::sched::SchedConfig;
 use crate::transport::reorder::ReorderConfig;
+use crate::transport::tcp::TcpConfig;
 use serde::Serialize;
 
 /// Bytes a tunnel adds to every inner packet: outer IPv4 (20 B), the DCCP generic header with
@@ -25,6 +26,18 @@ pub const DEFAULT_INNER_MTU: u32 = 1500;
 pub enum TunnelKind {
     /// Unreliable, congestion-controlled, never retransmits (DCCP with CCID2 / CCID5).
     Dccp,
+    /// Reliable: one ordinary TCP connection per path carrying the inner packets as records
+    /// in its byte stream (`tcp.rs`).
+    Tcp,
+}
+
+impl TunnelKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dccp => "dccp",
+            Self::Tcp => "tcp",
+        }
+    }
 }
 
 /// One tunnel path: its routes and preferences.
@@ -44,12 +57,16 @@ pub struct TunnelSpec {
     pub ingress: u32,
     pub egress: u32,
     pub kind: TunnelKind,
+    /// TCP paths' options (`kind = Tcp` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpConfig>,
     /// Each path's congestion controller (uncoupled unless a coupled name is given).
     pub cc: CcConfig,
     pub scheduler: SchedConfig,
     /// Drop-tail limit of the scheduler buffer at the ingress.
     pub buffer: QueueLimit,
-    /// Bytes added to each inner packet.
+    /// Bytes added to each inner packet (TCP: the record header and one segment's IPv4 + TCP
+    /// headers, what a record that fills one segment adds).
     pub overhead: u32,
     /// Wire size of a path acknowledgment.
     pub ack_size: u32,

@@ -1,6 +1,8 @@
 //! A multipath tunnel between two nodes, sans-IO: the ingress (scheduler buffer, scheduler,
-//! one DCCP-like sender per path) and the egress (one receiver per path, the reordering stage),
-//! both in one value as a flow's two ends are (`transport::endpoint`).
+//! one sender per path) and the egress (one receiver per path, the reordering stage), both in
+//! one value as a flow's two ends are (`transport::endpoint`). Each path is a DCCP-like
+//! unreliable connection (`dccp.rs`) or a reliable TCP connection (`tcp.rs`), all of one kind
+//! (`path.rs`).
 //!
 //! - Ingress: an inner packet that reaches the ingress is offered to the scheduler buffer
 //!   (`buffer.rs`; dropped when full). The scheduler (`sched/`, through the multipath core) is
@@ -18,19 +20,28 @@
 //! - Egress: each outer data packet is acknowledged on its path (`dccp.rs`), decapsulated and
 //!   passed through the reordering stage; what the stage releases is handed back to the
 //!   simulation (`TunnelOutput::released`) to continue on the inner flow's route.
+//! - TCP paths (`tcp.rs`): the inner packet is written into the path's byte stream as a record
+//!   (inner size + 16 B header); outer segments carry no inner packet. The egress hands each
+//!   record to the reordering stage once the path's in-order edge passes its end, with the
+//!   global number, path number and timestamp the record's header carries. Records placed in
+//!   one scheduling round are pushed together after it. `EgressCounters::arrived` then counts
+//!   records completed, one per inner packet, as it counts outer packets on DCCP paths.
 //!
-//! Timer slots: path i has `3i` (RTO), `3i + 1` (delayed ACK), `3i + 2` (pacer); `3·paths` is
-//! the reordering stage's deadline.
+//! Timer slots: path i has `3i` (RTO; TCP: RTO, loss probe, persist), `3i + 1` (delayed ACK),
+//! `3i + 2` (pacer); `3·paths` is the reordering stage's deadline.
 
 use super::buffer::SchedulerBuffer;
-use super::config::TunnelSpec;
+use super::config::{TunnelKind, TunnelSpec};
 use super::dccp::{DccpReceiver, DccpSender};
+use super::path::{DccpPath, TunnelPath};
+use super::tcp::{Record, TcpPath, TUNNEL_HEADER};
 use crate::net::{Packet, Proto};
 use crate::sched::{AnyScheduler, ConnView};
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{End, Transmit};
 use crate::transport::multipath::{MultipathCore, MultipathPath, PathPrefs, Placement, Shortcut};
 use crate::transport::reorder::{Arrival, Reorderer, Reordering};
+use crate::transport::segment::{TcpHeader, TCP_HEADER_BYTES};
 use mptlab_engine::{Handle, Time};
 use std::collections::VecDeque;
 
@@ -53,24 +64,27 @@ pub struct TunnelOutput {
 /// Counters of the egress.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct EgressCounters {
-    /// Outer data packets that arrived, per path summed.
+    /// Outer data packets (DCCP) or whole records (TCP) that arrived, per path summed.
     pub arrived: u64,
     pub released: u64,
 }
 
 pub struct Tunnel {
-    senders: Vec<DccpSender>,
-    receivers: Vec<DccpReceiver>,
+    kind: TunnelKind,
+    paths: Vec<TunnelPath>,
     core: MultipathCore,
     buffer: SchedulerBuffer,
     next_global: u64,
     overhead: u32,
+    /// Bytes a record adds to its inner packet (TCP paths).
+    record_header: u32,
     ack_size: u32,
     reorder: Reorderer,
     /// Inner packets held by the reordering stage, by global sequence number from `held_base`.
     held: VecDeque<Option<Handle>>,
     held_base: u64,
     released_scratch: Vec<(u64, crate::transport::reorder::Release)>,
+    records_scratch: Vec<Record>,
     /// Per path: inner bytes that arrived at the egress (the path's share of the traffic).
     pub path_inner_bytes: Vec<u64>,
     egress: EgressCounters,
@@ -84,22 +98,36 @@ impl Tunnel {
         let n = spec.paths.len();
         assert!((1..=MAX_TUNNEL_PATHS).contains(&n), "a tunnel has 1 to {MAX_TUNNEL_PATHS} paths");
         let mss = spec.mss();
-        let senders: Vec<DccpSender> =
-            spec.paths.iter().map(|p| DccpSender::new(&spec.cc, mss, PathPrefs { priority: p.priority, backup: p.backup })).collect();
-        let coupled = senders[0].coupled_view().is_some();
+        let paths: Vec<TunnelPath> = spec
+            .paths
+            .iter()
+            .map(|p| {
+                let prefs = PathPrefs { priority: p.priority, backup: p.backup };
+                match spec.kind {
+                    TunnelKind::Dccp => TunnelPath::Dccp(DccpPath { snd: DccpSender::new(&spec.cc, mss, prefs), rcv: DccpReceiver::new() }),
+                    TunnelKind::Tcp => {
+                        let cfg = spec.tcp.expect("a TCP tunnel has TCP options");
+                        TunnelPath::Tcp(Box::new(TcpPath::new(cfg, &spec.cc, prefs)))
+                    }
+                }
+            })
+            .collect();
+        let coupled = paths[0].coupled_view().is_some();
         let sched: AnyScheduler = spec.scheduler.build_seeded(sched_seed);
         Self {
-            senders,
-            receivers: (0..n).map(|_| DccpReceiver::new()).collect(),
+            kind: spec.kind,
+            paths,
             core: MultipathCore::new(sched, spec.scheduler.picks_only_choice() || n == 1, coupled, n),
             buffer: SchedulerBuffer::new(spec.buffer),
             next_global: 0,
             overhead: spec.overhead,
+            record_header: TUNNEL_HEADER,
             ack_size: spec.ack_size,
             reorder: Reorderer::new(&spec.reorder, n),
             held: VecDeque::new(),
             held_base: 0,
             released_scratch: Vec::new(),
+            records_scratch: Vec::new(),
             path_inner_bytes: vec![0; n],
             egress: EgressCounters::default(),
             idle_marked: false,
@@ -107,7 +135,11 @@ impl Tunnel {
     }
 
     pub fn paths(&self) -> usize {
-        self.senders.len()
+        self.paths.len()
+    }
+
+    pub fn kind(&self) -> TunnelKind {
+        self.kind
     }
 
     /// Timer slots this tunnel uses.
@@ -124,24 +156,60 @@ impl Tunnel {
     /// The next outer packet to send now, if any: due path acknowledgments first, then the
     /// buffer's head where the scheduler places it. `next` is the handle the packet will get.
     pub fn poll_transmit(&mut self, now: Time, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
-        for (i, r) in self.receivers.iter_mut().enumerate() {
-            let mut p = Packet { sent_at: now, ..Packet::default() };
-            if r.poll_ack(now, self.ack_size, &mut p) {
-                return Some(Transmit { path: i as u16, from: End::Receiver, packet: p });
+        for (i, path) in self.paths.iter_mut().enumerate() {
+            match path {
+                TunnelPath::Dccp(d) => {
+                    let mut p = Packet { sent_at: now, ..Packet::default() };
+                    if d.rcv.poll_ack(now, self.ack_size, &mut p) {
+                        return Some(Transmit { path: i as u16, from: End::Receiver, packet: p });
+                    }
+                }
+                TunnelPath::Tcp(t) => {
+                    // The connection opens with the tunnel's first send.
+                    t.start(now);
+                    if let Some(h) = t.pop_ack() {
+                        return Some(Transmit { path: i as u16, from: End::Receiver, packet: tcp_packet(now, h) });
+                    }
+                }
             }
         }
         // Place what the windows admit, then send what the pacers let go.
+        let mut written = 0u32;
         while let Some(i) = self.schedule(now) {
             let mut held = self.buffer.take(now).expect("scheduled a head");
             held.global = self.next_global;
             held.placed_at = now;
             self.next_global += 1;
-            self.senders[i].assign(held);
+            match &mut self.paths[i] {
+                TunnelPath::Dccp(d) => d.snd.assign(held),
+                TunnelPath::Tcp(t) => {
+                    t.assign(held);
+                    written |= 1 << i;
+                }
+            }
         }
-        let (i, held) = self.senders.iter_mut().enumerate().find_map(|(i, s)| s.pop_ready(now).map(|h| (i, h)))?;
+        // TCP: the records of this round leave together, cut into segments.
+        if written != 0 {
+            for (i, path) in self.paths.iter_mut().enumerate() {
+                if let TunnelPath::Tcp(t) = path {
+                    if written & (1 << i) != 0 {
+                        t.push(now);
+                    }
+                }
+            }
+        }
+        let (i, held) = self.paths.iter_mut().enumerate().find_map(|(i, path)| match path {
+            TunnelPath::Dccp(d) => d.snd.pop_ready(now).map(|h| (i, Ok(h))),
+            TunnelPath::Tcp(t) => t.pop_data().map(|h| (i, Err(h))),
+        })?;
+        let held = match held {
+            Ok(held) => held,
+            Err(h) => return Some(Transmit { path: i as u16, from: End::Sender, packet: tcp_packet(now, h) }),
+        };
+        let TunnelPath::Dccp(d) = &mut self.paths[i] else { unreachable!("a DCCP packet") };
         let global = held.global;
         let size = held.size + self.overhead;
-        let path_seq = self.senders[i].on_send(now, size);
+        let path_seq = d.snd.on_send(now, size);
         bodies.encapsulate(next, held.handle);
         let mut p =
             Packet { proto: Proto::Udp, size, sent_at: held.placed_at, udp_seq: path_seq, udp_payload: held.size, ..Packet::default() };
@@ -154,34 +222,39 @@ impl Tunnel {
         let Some(head) = self.buffer.head().copied() else {
             if !self.idle_marked {
                 self.idle_marked = true;
-                for s in &mut self.senders {
-                    s.on_app_limited();
+                for path in &mut self.paths {
+                    // A TCP sender marks its own app-limited periods.
+                    if let TunnelPath::Dccp(d) = path {
+                        d.snd.on_app_limited();
+                    }
                 }
             }
             return None;
         };
         self.idle_marked = false;
-        let placement = match self.core.shortcut(&self.senders, |s| s.window_open()) {
+        let record = head.size + self.record_header;
+        let placement = match self.core.shortcut(&self.paths, |p| p.window_open(record)) {
             Shortcut::Nowhere => Placement::Nowhere,
             Shortcut::Only(i) => Placement::One(i),
             Shortcut::Ask => {
-                let conn = ConnView {
-                    now,
-                    unsent: self.buffer.bytes(),
-                    window_space: u64::MAX / 2,
-                    unacked: 0,
-                    send_buffer: u64::MAX / 2,
-                    chunk: head.size + self.overhead,
+                let chunk = match self.kind {
+                    TunnelKind::Dccp => head.size + self.overhead,
+                    TunnelKind::Tcp => record,
                 };
-                let d = self.core.select(&conn, &self.senders, |s, _| s.view());
-                let senders = &self.senders;
-                MultipathCore::placement(d, senders.len(), |i| senders[i].window_open())
+                let conn =
+                    ConnView { now, unsent: self.buffer.bytes(), window_space: u64::MAX / 2, unacked: 0, send_buffer: u64::MAX / 2, chunk };
+                let d = self.core.select(&conn, &self.paths, |p, _| p.view(record));
+                let paths = &self.paths;
+                MultipathCore::placement(d, paths.len(), |i| paths[i].window_open(record))
             }
         };
         let Some(i) = placement.first() else {
-            for s in &mut self.senders {
-                if !s.window_open() {
-                    s.on_cwnd_limited();
+            for path in &mut self.paths {
+                // A TCP sender marks its own window-limited periods.
+                if let TunnelPath::Dccp(d) = path {
+                    if !d.snd.window_open() {
+                        d.snd.on_cwnd_limited();
+                    }
                 }
             }
             return None;
@@ -195,43 +268,64 @@ impl Tunnel {
         match at {
             End::Sender => {
                 if self.core.is_coupled() {
-                    self.core.couple(&mut self.senders, path);
+                    self.core.couple(&mut self.paths, path);
                 }
-                self.senders[path].on_ack(now, p);
+                match &mut self.paths[path] {
+                    TunnelPath::Dccp(d) => d.snd.on_ack(now, p),
+                    TunnelPath::Tcp(t) => t.on_ack(now, &p.tcp),
+                }
             }
-            End::Receiver => {
-                let inner = inner.expect("a tunnel data packet carries an inner packet");
-                self.egress.arrived += 1;
-                self.path_inner_bytes[path] += p.udp_payload as u64;
-                self.receivers[path].on_data(now, p.udp_seq);
-                let seq = p.tcp.dss;
-                let late_dropped = self.reorder.stats().late_dropped;
-                let a = Arrival { path, seq, path_seq: p.udp_seq, sent_at: p.sent_at };
-                let mut rel = std::mem::take(&mut self.released_scratch);
-                self.reorder.on_arrival(now, a, &mut rel);
-                let mut out_now = false;
-                for &(s, _) in &rel {
-                    let h = if s == seq {
-                        out_now = true;
-                        inner
-                    } else {
-                        self.take_held(s)
-                    };
-                    self.egress.released += 1;
-                    out.released.push(h);
+            End::Receiver => match &mut self.paths[path] {
+                TunnelPath::Dccp(d) => {
+                    let inner = inner.expect("a tunnel data packet carries an inner packet");
+                    d.rcv.on_data(now, p.udp_seq);
+                    let a = Arrival { path, seq: p.tcp.dss, path_seq: p.udp_seq, sent_at: p.sent_at };
+                    self.egress_arrival(now, a, inner, p.udp_payload, out);
                 }
-                rel.clear();
-                self.released_scratch = rel;
-                if !out_now {
-                    if self.reorder.stats().late_dropped > late_dropped {
-                        out.dropped.push(inner);
-                    } else {
-                        self.store_held(seq, inner);
+                TunnelPath::Tcp(t) => {
+                    debug_assert!(inner.is_none(), "a TCP tunnel segment carries bytes, not packets");
+                    let mut records = std::mem::take(&mut self.records_scratch);
+                    t.on_data(now, &p.tcp, |r| records.push(r));
+                    for r in records.drain(..) {
+                        let a = Arrival { path, seq: r.global, path_seq: r.path_seq, sent_at: r.placed_at };
+                        self.egress_arrival(now, a, r.handle, r.size, out);
                     }
+                    self.records_scratch = records;
                 }
-                self.trim_held();
+            },
+        }
+    }
+
+    /// Inner packet `inner` (`size` wire bytes) arrived at the egress as `a`: through the
+    /// reordering stage.
+    fn egress_arrival(&mut self, now: Time, a: Arrival, inner: Handle, size: u32, out: &mut TunnelOutput) {
+        self.egress.arrived += 1;
+        self.path_inner_bytes[a.path] += size as u64;
+        let seq = a.seq;
+        let late_dropped = self.reorder.stats().late_dropped;
+        let mut rel = std::mem::take(&mut self.released_scratch);
+        self.reorder.on_arrival(now, a, &mut rel);
+        let mut out_now = false;
+        for &(s, _) in &rel {
+            let h = if s == seq {
+                out_now = true;
+                inner
+            } else {
+                self.take_held(s)
+            };
+            self.egress.released += 1;
+            out.released.push(h);
+        }
+        rel.clear();
+        self.released_scratch = rel;
+        if !out_now {
+            if self.reorder.stats().late_dropped > late_dropped {
+                out.dropped.push(inner);
+            } else {
+                self.store_held(seq, inner);
             }
         }
+        self.trim_held();
     }
 
     /// Keep inner packet `h` (global number `seq`) until the reordering stage releases it.
@@ -281,29 +375,42 @@ impl Tunnel {
             return;
         }
         let (path, kind) = (slot / SLOTS_PER_TUNNEL_PATH, slot % SLOTS_PER_TUNNEL_PATH);
-        // The delayed ACK and the pacer need nothing here: the drain that follows sends what
-        // is due.
-        if kind == 0 {
-            if self.core.is_coupled() {
-                self.core.couple(&mut self.senders, path);
+        if kind == 0 && self.core.is_coupled() {
+            self.core.couple(&mut self.paths, path);
+        }
+        match &mut self.paths[path] {
+            // The delayed ACK and the pacer need nothing here: the drain that follows sends
+            // what is due.
+            TunnelPath::Dccp(d) => {
+                if kind == 0 {
+                    d.snd.on_timeout(now);
+                }
             }
-            self.senders[path].on_timeout(now);
+            TunnelPath::Tcp(t) => match kind {
+                1 => t.on_receiver_timer(now),
+                _ => t.on_sender_timer(now),
+            },
         }
     }
 
     /// Every slot's deadline (None: cancel), for the simulation to align its timers with.
     pub fn deadlines(&self, out: &mut Vec<(usize, Option<Time>)>) {
-        for i in 0..self.paths() {
+        for (i, path) in self.paths.iter().enumerate() {
             let base = SLOTS_PER_TUNNEL_PATH * i;
-            out.push((base, self.senders[i].rto_deadline()));
-            out.push((base + 1, self.receivers[i].ack_deadline()));
-            out.push((base + 2, self.senders[i].pacer_deadline()));
+            let (rto, ack, pacer) = match path {
+                TunnelPath::Dccp(d) => (d.snd.rto_deadline(), d.rcv.ack_deadline(), d.snd.pacer_deadline()),
+                TunnelPath::Tcp(t) => (t.sender_deadline(), t.receiver_deadline(), t.pacer_deadline()),
+            };
+            out.push((base, rto));
+            out.push((base + 1, ack));
+            out.push((base + 2, pacer));
         }
         out.push((SLOTS_PER_TUNNEL_PATH * self.paths(), self.reorder.deadline()));
     }
 
-    pub fn senders(&self) -> &[DccpSender] {
-        &self.senders
+    /// The paths, in the spec's order.
+    pub fn tunnel_paths(&self) -> &[TunnelPath] {
+        &self.paths
     }
 
     pub fn buffer(&self) -> &SchedulerBuffer {
@@ -318,17 +425,23 @@ impl Tunnel {
         &self.egress
     }
 
-    /// Inner packets the tunnel holds, at the ingress (scheduler buffer, path send queues) and
-    /// at the egress (reordering stage); those inside outer packets are not counted.
+    /// Inner packets the tunnel holds, at the ingress (scheduler buffer, path send queues, TCP
+    /// paths' streams up to the egress) and at the egress (reordering stage); those inside
+    /// outer DCCP packets are not counted.
     pub fn packets_held(&self) -> usize {
-        self.buffer.len() + self.senders.iter().map(DccpSender::queued).sum::<usize>() + self.held.iter().filter(|h| h.is_some()).count()
+        self.buffer.len() + self.paths.iter().map(TunnelPath::inner_held).sum::<usize>() + self.held.iter().filter(|h| h.is_some()).count()
     }
 
     pub fn memory_footprint(&self) -> usize {
         use crate::transport::footprint::*;
         self.buffer.memory_footprint()
             + deque(&self.held)
-            + self.senders.iter().map(DccpSender::memory_footprint).sum::<usize>()
-            + self.receivers.iter().map(DccpReceiver::memory_footprint).sum::<usize>()
+            + slice(&self.records_scratch)
+            + self.paths.iter().map(TunnelPath::memory_footprint).sum::<usize>()
     }
+}
+
+/// An outer TCP packet carrying segment `h`, sent at `now`.
+fn tcp_packet(now: Time, h: TcpHeader) -> Packet {
+    Packet { proto: Proto::Tcp, size: h.len + TCP_HEADER_BYTES, sent_at: now, tcp: h, ..Packet::default() }
 }

@@ -363,6 +363,11 @@ impl DccpSender {
         self.cc.window()
     }
 
+    /// The packet charge of the window.
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+
     pub fn in_flight(&self) -> u64 {
         self.in_flight
     }
