@@ -377,9 +377,9 @@ def _judge(section: str, item: str, claim: str, value: object, unit: str, test: 
     row = {"section": section, "item": item, "claim": claim, "published": value, "unit": unit}
     if test is None:
         why = TCP_ONLY if is_claim else NOT_RESULT
-        return {**row, "verdict": NOT_COMPARABLE, "simulated": "", "detail": why}
+        return {**row, "verdict": NOT_COMPARABLE, "simulated": None, "detail": why}
     try:
         verdict, simulated, detail = test(d)
     except Missing as e:
-        return {**row, "verdict": NOT_COMPARABLE, "simulated": "", "detail": f"not simulated: {e}"}
+        return {**row, "verdict": NOT_COMPARABLE, "simulated": None, "detail": f"not simulated: {e}"}
     return {**row, "verdict": verdict, "simulated": simulated, "detail": detail}
