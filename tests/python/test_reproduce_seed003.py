@@ -175,3 +175,10 @@ def test_bad_flags_exit_2_before_running(tmp_path: Path) -> None:
     r = mptlab("reproduce", "seed003", "--size", "lots", "--out", str(tmp_path / "x"), "-q")
     assert r.returncode == 2 and "--size" in r.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_plans_name_the_rtt_split_block_when_asked() -> None:
+    text = P.render(P.contour_cases(4, "5s")[0], "base.toml", 1, use_block=True)
+    fixed = text.split("[set]")[1].split("[[zip]]")[0]
+    assert '"rtt_split.server_links" = ["wan"]' in fixed and '"rtt_split.tunnel_links"' in fixed
+    assert '"rtt_split.e2e_rtt" = [' in text and "links.wan.delay" not in text

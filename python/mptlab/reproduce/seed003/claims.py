@@ -250,7 +250,9 @@ def _ranking(d: Data, server: str) -> tuple[bool, str]:
 
 
 def _scen(d: Data) -> list[str]:
-    return sorted(set(d.fig10["scenario"])) if not d.fig10.empty else []
+    if d.fig10.empty:
+        raise Missing("Fig. 10 not run")
+    return sorted(set(d.fig10["scenario"]))
 
 
 def _long_vs_short(d: Data) -> tuple[bool, str]:
