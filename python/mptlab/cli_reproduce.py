@@ -42,11 +42,15 @@ from mptlab.cli import out_path, EXIT_FAILED, DaskOption, WorkersOption, app, ch
         "BLEST, ECF, Peekaboo over MPQUIC; Sec. V, Figs. 4-10). Writes OUT/comparison.csv, "
         "comparison.md, agreement.csv, claims.csv, seeds.csv, sensitivity.csv, stats.csv, "
         "runs.csv, figures/ and report.md; runs kept in OUT/sweep-<case>-<N>runs/. "
+        "seed003 (Pieska et al. 2024: nested congestion control in multipath tunnels; Fig. 2, contours, Fig. 10, "
+        "Table 3; TCP-tunnel cases are skipped while the simulator refuses them). Writes OUT/fig2.csv, contours.csv, "
+        "fig10.csv, table3.csv, claims.csv, runs.csv, skipped.csv, figures/ and report.md; runs kept in "
+        "OUT/sweep-<case>-<N>runs/; --points, --size, --duration (contour runs) scale it. "
         "See docs/reproductions.md."
     )
 )
 def reproduce(
-    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed000, seed001, seed002.", show_default=False)],
+    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed000, seed001, seed002, seed003.", show_default=False)],
     runs: Annotated[
         Optional[int],
         typer.Option("--runs", "-n", min=1, help="Runs (seeds 1..N) per configuration (default: seed000 1, the paper states none; "
@@ -59,7 +63,7 @@ def reproduce(
     dask: DaskOption = None,
     pairs: Annotated[
         Optional[str],
-        typer.Option("--pairs", help="Only these configurations, comma-separated (seed000: SCENARIO or SCENARIO:PAIRING, "
+        typer.Option("--pairs", help="Only these configurations, comma-separated (seed003: parts fig2, contours, fig10; seed000: SCENARIO or SCENARIO:PAIRING, "
                      "e.g. symmetric-mmtc:CUBIC-BBR; seed001: CC pairs; seed002: cases)."),
     ] = None,
     duration: Annotated[
@@ -77,6 +81,14 @@ def reproduce(
         typer.Option("--sensitivity/--no-sensitivity", help="Also run the sensitivity rows over the parameters the paper does not state "
                      "(about three quarters of seed001's runs, a third of seed002's)."),
     ] = True,
+    points: Annotated[
+        Optional[int],
+        typer.Option("--points", min=4, max=400, metavar="N", help="seed003: contour points per batch (default 40; the paper's 400)."),
+    ] = None,
+    size: Annotated[
+        Optional[str],
+        typer.Option("--size", metavar="SIZE", help="seed003: the downloaded file of the DLCT runs (default 300MB, the paper's)."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
 ) -> None:
     """Reproduce a seed study next to its published numbers.
@@ -91,7 +103,7 @@ def reproduce(
     except ReproduceError as e:
         fail(str(e), e.exit_code)
     chosen = [p for p in pairs.split(",") if p.strip()] if pairs else None
-    extra = {k: v for k, v in (("duration", duration), ("scale", scale)) if v is not None}
+    extra = {k: v for k, v in (("duration", duration), ("scale", scale), ("points", points), ("size", size)) if v is not None}
     accepted = inspect.signature(module.reproduce).parameters
     for name in extra:
         if name not in accepted:
@@ -100,7 +112,8 @@ def reproduce(
         + (["--out", str(out)] if out is not None else []) + (["-j", str(workers)] if workers else []) \
         + (["--dask", dask] if dask else []) + (["--pairs", pairs] if pairs else []) \
         + ([] if sensitivity else ["--no-sensitivity"]) + (["--duration", duration] if duration else []) \
-        + (["--scale", f"{scale:g}"] if scale is not None else [])
+        + (["--scale", f"{scale:g}"] if scale is not None else []) + (["--points", str(points)] if points is not None else []) \
+        + (["--size", size] if size is not None else [])
     try:
         with store_errors("the reproduction"):
             res = module.reproduce(runs=runs, out=out, workers=workers, dask=dask, pairs=chosen,

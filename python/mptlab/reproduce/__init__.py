@@ -31,6 +31,7 @@ STUDIES: dict[str, tuple[str, str]] = {
         "mptlab.reproduce.seed002",
         "Das et al. 2025: BLP scheduler and adaptive CC vs MPQUIC schedulers (Sec. V, Figs. 4-10)",
     ),
+    "seed003": ("mptlab.reproduce.seed003", "Pieska et al. 2024: nested CC in multipath tunnels, CPF vs SRTT (Figs. 2, 5-10, Table 3)"),
 }
 
 
