@@ -89,7 +89,10 @@ def render(case: Case, base: str, seeds: int, use_block: bool = False) -> str:
              f'name = "{case.name}"', f'description = "{case.description}"', f"base = {q(base)}", f"seeds = {seeds}", "", "[set]"]
     lines += [f'"{k}" = {v}' for k, v in case.fixed]
     if use_block:  # the block's link lists are fixed; its three axes go in the zip below
-        lines += ['"rtt_split.server_links" = ["wan"]', '"rtt_split.tunnel_links" = [["proxy_ap"], ["proxy_cell"]]']
+        # The block's required keys get placeholders here (the plan's fixed part must be valid
+        # alone); every point's zip entry overrides them.
+        lines += ['"rtt_split.server_links" = ["wan"]', '"rtt_split.tunnel_links" = [["proxy_ap"], ["proxy_cell"]]',
+                  '"rtt_split.e2e_rtt" = "40ms"', '"rtt_split.tunnel_share" = 0.5']
     if case.axes:
         lines += ["", "[axes]"] + [f'"{k}" = [{", ".join(vs)}]' for k, vs in case.axes]
     zipped: dict[str, list[str]] = {}
@@ -177,7 +180,9 @@ def fig10_cases(size: str, tcp_ccas: bool) -> list[Case]:
                 (dur, app, ("flows.dl.tunnel", q("mp"))), (servers, ("tunnels.mp.cc", tuple(map(q, DCCP_CCAS))), scheds), nets)]
     if tcp_ccas:
         out.append(Case("seed003-fig10-tcp", "Fig. 10 / Table 3: 15 scenarios, TCP tunnels (BBR, BBRv2, NewReno), CPF and SRTT",
-                        (dur, app, ("tunnels.mp.protocol", q("tcp")), ("flows.dl.tunnel", q("mp"))),
+                        # A TCP controller in [set] too: the plan's fixed part must be valid alone
+                        # (the base's ccid5 runs only on DCCP paths); the axis overrides it.
+                        (dur, app, ("tunnels.mp.protocol", q("tcp")), ("tunnels.mp.cc", q(TCP_CCAS[0])), ("flows.dl.tunnel", q("mp"))),
                         (servers, ("tunnels.mp.cc", tuple(map(q, TCP_CCAS))), scheds), nets, True))
     out.append(Case("seed003-fig10-baseline", "Fig. 10 / Table 3 baselines: the 15 scenarios over Wi-Fi alone, no tunnel",
                     (dur, app, ("flows.dl.path", BASELINE_PATH)), (servers,), nets))
