@@ -232,7 +232,7 @@ fn tcp_tunnel(cc: &str, scheduler: &str, extra: &str) -> String {
     tunnel(cc, scheduler, &format!("protocol = \"tcp\"\n{extra}"))
 }
 
-/// Reliable tunnel paths (seed 003 §2.3, TCP tunnels; docs/tunnels-tcp.md): UDP through a TCP
+/// Reliable tunnel paths (seed 003 §2.3, TCP tunnels; docs/tunnels.md): UDP through a TCP
 /// tunnel whose Wi-Fi path loses 1% of its packets loses no datagram except at the scheduler
 /// buffer, since each path retransmits. The source stops at 6 s and the run lasts until
 /// everything has drained: datagrams received = sent − scheduler-buffer drops, exactly.

@@ -1,4 +1,4 @@
-//! `[tunnels.<name>]` (docs/tunnels.md, docs/tunnels-tcp.md): parsing into `raw::Tunnel`, and
+//! `[tunnels.<name>]` (docs/tunnels.md): parsing into `raw::Tunnel`, and
 //! resolving the tunnel's paths, its flows' routes around it and its scheduler buffer.
 //!
 //! `protocol = "tcp"` runs one TCP connection per path (`transport::tunnel::tcp`), with the

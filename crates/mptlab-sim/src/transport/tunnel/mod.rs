@@ -1,4 +1,4 @@
-//! Multipath tunnels (seed 003; `docs/tunnels.md`, `docs/tunnels-tcp.md`): an ingress that
+//! Multipath tunnels (seed 003; `docs/tunnels.md`): an ingress that
 //! encapsulates the inner packets of any flow routed into it and schedules them over several
 //! paths, each a congestion-controlled DCCP-like connection or a reliable TCP connection, and an
 //! egress that acknowledges, decapsulates and
