@@ -16,7 +16,7 @@ from mptlab.reproduce.seed003 import plans as P
 from mptlab.reproduce.seed003.claims import TCP_ONLY, claims
 from mptlab.reproduce.seed003.metrics import network_columns, queue_label, relative_dlct, size_bytes
 from mptlab.reproduce.seed003.network import Net, delay_overrides, link_delays, scenarios, tcp_tunnel_refusal
-from mptlab.reproduce.seed003.study import load_published, table3
+from mptlab.reproduce.seed003.study import load_published, margin_table, table3
 
 PUBLISHED = pd.read_csv(REPO / "reference" / "seed003.csv", dtype={"section": str})
 
@@ -82,8 +82,10 @@ def _fig10(values: dict[tuple[str, str, str, str], float]) -> pd.DataFrame:
 
 
 def test_claims_on_synthetic_rows() -> None:
-    fig2 = pd.DataFrame([{"e2e": "udp", "placement": "near", "relative": 0.52}, {"e2e": "udp", "placement": "far", "relative": 0.53},
-                         {"e2e": "tcp", "placement": "near", "relative": 1.02}, {"e2e": "tcp", "placement": "far", "relative": 1.0}])
+    fig2 = pd.DataFrame([{"e2e": "udp", "config": "udp-ccid5", "placement": "near", "relative": 0.52},
+                         {"e2e": "udp", "config": "udp-ccid5", "placement": "far", "relative": 0.53},
+                         {"e2e": "tcp", "config": "bbr-ccid5", "placement": "near", "relative": 1.02},
+                         {"e2e": "tcp", "config": "bbr-ccid5", "placement": "far", "relative": 1.0}])
     pts = [(e, s) for e in (5.0, 15.0, 45.0, 80.0) for s in (0.1, 0.5, 0.9)]
     # BBR over CCID2: no aggregation below 40 ms E2E RTT, full above: a divide at 40 ms
     contours = pd.DataFrame([{"batch": "bbr-ccid2", "e2e_ms": e, "share": s, "tunnel_rtt_ms": e * s,
@@ -97,19 +99,26 @@ def test_claims_on_synthetic_rows() -> None:
         values[("bbr", "ccid5", sc, "srtt")] = 0.55
     fig10 = _fig10(values)
     out = claims(fig2, contours, fig10, table3(fig10.assign(n=1)), PUBLISHED)
-    assert len(out) == len(PUBLISHED) + 1 and out["item"].tolist()[: len(PUBLISHED)] == PUBLISHED["item"].tolist()
+    assert len(out) == len(PUBLISHED) + 3 and out["item"].tolist()[: len(PUBLISHED)] == PUBLISHED["item"].tolist()
     v = out.set_index("item")
     assert v.at["fig2_e2e_udp_relative_download_time", "verdict"] == HOLDS
     assert v.at["fig2_e2e_udp_relative_download_time", "simulated"] == "52.0 / 53.0 %"
+    # no BBR-over-BBR bars (TCP-tunnel runs absent): judged on BBR over CCID5 and saying so
     assert v.at["fig2_e2e_tcp_near_proxy", "verdict"] == FAILS and v.at["fig2_e2e_tcp_far_proxy", "verdict"] == HOLDS
+    assert "TCP-tunnel runs were not run" in v.at["fig2_e2e_tcp_near_proxy", "detail"]
+    assert v.at["fig2_e2e_tcp_near_proxy_ccid5", "simulated"] == "102.0 %"
     assert v.at["fig9c_red_blue_divide_e2e_rtt", "verdict"] == HOLDS and v.at["fig9c_red_blue_divide_e2e_rtt", "simulated"] == "40 ms"
+    assert "bbr-ccid2 for bbr-newreno" in v.at["fig9c_red_blue_divide_e2e_rtt", "detail"]
     assert v.at["finding_short_rtt_inhibits", "verdict"] == HOLDS
     assert v.at["finding_srtt_vs_cpf", "verdict"] == HOLDS and v.at["finding_srtt_vs_cpf", "simulated"] == "15/15"
     # 2 of 3 parts comparable: NEAR better than DIST holds, BUF250 "worse than default" is a tie (0.9 vs 0.9): FAILS
     assert v.at["finding_bbr_over_bbr_ccid5", "verdict"] == FAILS
     # BBR-over-CCID5 contour batch absent: not comparable, never a silent pass
     assert v.at["finding_proxy_near_user", "verdict"] == NOT_COMPARABLE
-    assert v.at["dlct_bbr_tunnel_150ms_margin_vs_single_path", "detail"] == TCP_ONLY
+    # no sibling for the BBRv2 and margin claims: NOT COMPARABLE, naming the missing TCP runs
+    for item in ("dlct_bbr_tunnel_150ms_margin_vs_single_path", "finding_bbrv2_vs_bbr_tunnel", "finding_bbrv2_more_aggregation",
+                 "finding_best_tunnel_cca"):
+        assert v.at[item, "verdict"] == NOT_COMPARABLE and v.at[item, "detail"].startswith(TCP_ONLY), item
     assert v.at["mobile_data_2023", "verdict"] == NOT_COMPARABLE
     # SRTT worse in one scenario: FAILS with the count
     values[("bbr", "ccid5", "MID", "srtt")] = 0.95
@@ -121,6 +130,8 @@ def test_committed_plans_are_the_generated_ones_and_validate(tmp_path: Path) -> 
     from mptlab.sweeps.plan import PlanError, load_plan
 
     written = P.write_default_plans(tmp_path)
+    assert {p.name for p in written} >= {"seed003-fig2-tcp-ccid5.toml", "seed003-margin150.toml"}
+    assert sorted(p.name for p in written) == sorted(p.name for p in (REPO / "plans").glob("seed003-*.toml"))
     refusal = tcp_tunnel_refusal()
     for p in written:
         committed = REPO / "plans" / p.name
@@ -160,12 +171,16 @@ def test_pipeline_end_to_end_on_four_contour_points_and_fig2(tmp_path: Path) -> 
     contours = pd.read_csv(res.out / "contours.csv")
     batches = [c for c in P.contour_cases(4, "3s") if not (c.tcp and tcp_tunnel_refusal())]
     assert sorted(contours.groupby("batch").size().tolist()) == [4] * len(batches)
+    if not tcp_tunnel_refusal():
+        # both Fig. 2 TCP configurations ran and are labelled
+        assert set(fig2[fig2["e2e"] == "tcp"]["config"]) == {"bbr-bbr", "bbr-ccid5"}
     assert contours["goodput_mbps"].between(0, 100).all()
     if tcp_tunnel_refusal():
         skipped = pd.read_csv(res.out / "skipped.csv")
-        assert len(skipped) == 9 and skipped["reason"].str.contains("TCP tunnel").all()
+        tcp_cases = [c for c in P.fig2_cases("10MB") + P.contour_cases(4, "3s") if c.tcp]
+        assert len(skipped) == len(tcp_cases) and skipped["reason"].str.contains("TCP tunnel").all()
     verdicts = pd.read_csv(res.out / "claims.csv")
-    assert len(verdicts) == len(load_published()[0]) + 1
+    assert len(verdicts) == len(load_published()[0]) + 3
     assert set(verdicts["verdict"]) <= {HOLDS, FAILS, NOT_COMPARABLE}
     assert "HOLDS" in (res.out / "report.md").read_text(encoding="utf-8")
 
@@ -183,3 +198,69 @@ def test_plans_name_the_rtt_split_block_when_asked() -> None:
     fixed = text.split("[set]")[1].split("[[zip]]")[0]
     assert '"rtt_split.server_links" = ["wan"]' in fixed and '"rtt_split.tunnel_links"' in fixed
     assert '"rtt_split.e2e_rtt" = [' in text and "links.wan.delay" not in text
+
+
+def test_claims_use_the_tcp_tunnel_runs_when_present() -> None:
+    fig2 = pd.DataFrame([{"e2e": "tcp", "config": c, "placement": p, "relative": v}
+                         for c, p, v in (("bbr-bbr", "near", 0.55), ("bbr-bbr", "far", 1.0), ("bbr-ccid5", "near", 1.04),
+                                         ("bbr-ccid5", "far", 1.04))])
+    pts = [(e, s) for e in (10.0, 60.0, 90.0) for s in (0.2, 0.8)]
+    rows = []
+    for e, s in pts:
+        t = e * s
+        # Cubic over BBR: throughput falls with the tunnel RTT; the DCCP sibling the other way round
+        for buf, extra in (("buf250", 0.0), ("buf500", 5.0), ("buf1000", 10.0)):
+            rows.append({"batch": f"cubic-bbr-{buf}", "goodput_mbps": 90.0 - t + extra})
+            rows.append({"batch": f"cubic-ccid5-{buf}", "goodput_mbps": 40.0 + t})
+            rows.append({"batch": f"cubic-bbr2-{buf}", "goodput_mbps": 95.0 - t + extra})
+        rows[-9:] = [{**r, "e2e_ms": e, "share": s, "tunnel_rtt_ms": t, "secondary_share": 0.5} for r in rows[-9:]]
+    contours = pd.DataFrame(rows)
+    values = {}
+    for sc in scenarios():
+        for server in ("bbr", "cubic"):
+            values[(server, "bbr", sc, "cpf")] = 0.8
+            values[(server, "bbr2", sc, "cpf")] = 0.6
+            values[(server, "newreno", sc, "cpf")] = 0.9
+    fig10 = _fig10(values)
+    out = claims(fig2, contours, fig10, table3(fig10), PUBLISHED).set_index("item")
+    assert out.at["fig2_e2e_tcp_near_proxy", "verdict"] == HOLDS and out.at["fig2_e2e_tcp_near_proxy", "simulated"] == "55.0 %"
+    assert "BBR over BBR (TCP tunnels, A23)" in out.at["fig2_e2e_tcp_near_proxy", "detail"]
+    assert out.at["fig2_e2e_tcp_near_proxy_ccid5", "verdict"] == FAILS and out.at["fig2_e2e_tcp_far_proxy_ccid5", "verdict"] == HOLDS
+    # judged on Cubic over BBR (falls with the tunnel RTT), not on the rising CCID5 sibling
+    assert out.at["finding_long_tunnel_rtt", "verdict"] == HOLDS and "[" not in out.at["finding_long_tunnel_rtt", "detail"]
+    # mean 90 - mean(t) over the six points vs +10 Mbit/s at 1000 packets
+    assert out.at["finding_small_buffer", "verdict"] == HOLDS
+    assert out.at["finding_bbrv2_more_aggregation", "verdict"] == HOLDS
+    assert out.at["finding_bbrv2_more_aggregation", "simulated"] == "4/4 parts"
+    # BBRv2 first for both servers in Table 3
+    assert out.at["finding_best_tunnel_cca", "verdict"] == HOLDS
+    assert out.at["finding_best_tunnel_cca", "simulated"] == "bbr: bbr2 60.0 %; cubic: bbr2 60.0 %"
+    # the contour part needs bbr-bbr / bbr-bbr2 batches (absent): 3 Fig. 10 parts, all BBRv2 better
+    assert out.at["finding_bbrv2_vs_bbr_tunnel", "verdict"] == HOLDS and out.at["finding_bbrv2_vs_bbr_tunnel", "simulated"] == "3/3 parts"
+    # no margin runs: NOT COMPARABLE
+    assert out.at["dlct_bbr_tunnel_150ms_margin_vs_single_path", "verdict"] == NOT_COMPARABLE
+
+
+def test_margin_ratios_are_ratios_of_means_over_the_scenarios() -> None:
+    nets = list(scenarios().items())[:2]  # MID and SHORT
+    def run(case: str, cc: str | None, name: str, dlct: float) -> dict[str, object]:
+        n = dict(nets)[name]
+        return {"case": case, "seed": 1, "status": "ok", "completion_time_s": dlct, "duration_s": 200.0, "e2e": "tcp", "server_cc": "cubic",
+                "tunnel_cc": cc, "sched": "cpf", "e2e_ms": n.e2e_ms, "share": n.share, "asym_ms": n.asym_ms, "buffer": queue_label(n.queue)}
+    runs = pd.DataFrame([run("seed003-margin150", "bbr", "MID", 30.0), run("seed003-margin150", "bbr", "SHORT", 50.0),
+                         run("seed003-fig10-baseline", None, "MID", 60.0), run("seed003-fig10-baseline", None, "SHORT", 100.0)])
+    fig10 = pd.DataFrame([{"server_cc": "cubic", "tunnel_cc": "bbr", "sched": "cpf", "scenario": "MID", "dlct_s": 40.0},
+                          {"server_cc": "cubic", "tunnel_cc": "bbr", "sched": "cpf", "scenario": "SHORT", "dlct_s": 60.0},
+                          {"server_cc": "cubic", "tunnel_cc": "bbr", "sched": "srtt", "scenario": "SHORT", "dlct_s": 1.0}])
+    m = margin_table(runs, fig10)
+    assert len(m) == 1
+    r = m.iloc[0]
+    # (30 + 50) / 2 = 40 s with 150 ms; 50 s with 5 ms; 80 s single path
+    assert r["scenarios"] == 2 and r["dlct150_s"] == 40.0 and r["dlct5_s"] == 50.0 and r["single_s"] == 80.0
+    assert r["vs_single"] == 0.5 and r["vs_5ms"] == 0.8
+    out = claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), PUBLISHED, margin=m).set_index("item")
+    # 50.0 % vs 68.7 %: more than 10 points off; 80.0 % vs 76.2 %: within
+    assert out.at["dlct_bbr_tunnel_150ms_margin_vs_single_path", "verdict"] == FAILS
+    assert out.at["dlct_bbr_tunnel_150ms_margin_vs_single_path", "simulated"] == "50.0 %"
+    assert out.at["dlct_bbr_tunnel_150ms_margin_vs_multipath_5ms", "verdict"] == HOLDS
+    assert out.at["dlct_bbrv2_tunnel_150ms_margin_vs_single_path", "verdict"] == NOT_COMPARABLE

@@ -1,4 +1,5 @@
-"""Seed 003's figures: Fig. 2 (relative DLCT bars, UDP and TCP, proxy near and far), the contour
+"""Seed 003's figures: Fig. 2 (relative DLCT bars, UDP and TCP (BBR over BBR, the figure's
+configuration, and BBR over CCID5), proxy near and far), the contour
 maps (Figs. 5, 8b/c, 9c: E2E throughput over E2E RTT x tunnel share, RdBu from 40 (red, no
 aggregation) to 95 Mbit/s (blue, "double the single-path throughput"), sec. 5; the white
 midpoint then sits at 67.5 Mbit/s, A15/A22), with the constant-tunnel-RTT curves
@@ -30,15 +31,19 @@ def draw_figures(fig2: pd.DataFrame, contours: pd.DataFrame, fig10: pd.DataFrame
     files: list[Path] = []
     out.mkdir(parents=True, exist_ok=True)
     if not fig2.empty:
-        fig, ax = plt.subplots(figsize=(4.5, 3.2), layout="none")
-        order = [(e, p) for e in ("udp", "tcp") for p in ("far", "near")]
-        rows = [fig2[(fig2["e2e"] == e) & (fig2["placement"] == p)] for e, p in order]
-        vals = [100 * float(r["relative"].iloc[0]) if not r.empty else np.nan for r in rows]
-        errs = [100 * float(r["relative_std"].iloc[0]) if not r.empty else 0.0 for r in rows]
-        ax.bar(range(4), vals, yerr=errs, color="#4c72b0", ecolor="gray", capsize=4)
+        fig, ax = plt.subplots(figsize=(6.0, 3.2), layout="none")
+        has_cfg = "config" in fig2.columns
+        configs = [("udp", "udp-ccid5", "UDP"), ("tcp", "bbr-bbr", "TCP BBR/BBR"), ("tcp", "bbr-ccid5", "TCP BBR/CCID5")]
+        order = [(e, c, lab, p) for e, c, lab in configs for p in ("far", "near")]
+        rows = [fig2[(fig2["e2e"] == e) & (fig2["placement"] == p) & ((fig2["config"] == c) if has_cfg else True)]
+                for e, c, _, p in order]
+        keep = [i for i, r in enumerate(rows) if not r.empty]
+        vals = [100 * float(rows[i]["relative"].iloc[0]) for i in keep]
+        errs = [100 * float(rows[i]["relative_std"].iloc[0]) for i in keep]
+        ax.bar(range(len(keep)), vals, yerr=errs, color="#4c72b0", ecolor="gray", capsize=4)
         ax.axhline(50, color="k", lw=0.8, ls="--")
         ax.axhline(100, color="k", lw=0.8, ls=":")
-        ax.set_xticks(range(4), [f"{e.upper()}-{p}" for e, p in order])
+        ax.set_xticks(range(len(keep)), [f"{order[i][2]}\n{order[i][3]}" for i in keep], fontsize=7)
         ax.set_ylabel("relative download time (%)")
         ax.set_title("Fig. 2: tunnel DLCT / single-path DLCT")
         files += save(fig, out / "fig2")

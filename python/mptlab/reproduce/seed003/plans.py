@@ -16,7 +16,18 @@ regenerated", "the same distribution of points was used for all batches"): E2E R
 the unit square (0.025 for 400 points, below the ~0.042 jamming limit of A15; 0.079 for 40).
 
 Cases needing reliable TCP tunnel paths (`protocol = "tcp"`) are planned like the others and
-marked `tcp = True`; the study skips them with the simulator's refusal while it has none.
+marked `tcp = True`; the study skips them (with the simulator's message) only on a simulator that
+refuses TCP tunnels.
+
+Fig. 2's TCP bars (A23: the tunnel CCA is unstated): BBR over BBR on TCP tunnels with CPF, the
+study notes' recommendation, fixed before any TCP-tunnel run; BBR over CCID5 is kept as a second,
+labelled configuration (`seed003-fig2-tcp-ccid5`). The UDP bars keep the base's CCID5 tunnel.
+
+Sec. 5.2's margin numbers (A19): "Cubic over BBR" is the section, so the E2E CCA is Cubic; the
+"set of scenarios" is unspecified, so we use the 15 Fig. 10 scenarios; TCP tunnels with BBR and
+BBRv2 under CPF, with the egress's adaptive reordering padded by 150 ms instead of 5 ms
+(`tunnels.mp.reorder`). The 5 ms runs and the single-path baselines are Fig. 10's own
+(`seed003-fig10-tcp`, `seed003-fig10-baseline`), so the case adds only the 150 ms runs.
 """
 
 from __future__ import annotations
@@ -40,6 +51,12 @@ FIG8_ASYM_MS = 20.0
 FIG2_SHARES = {"near": 0.25, "far": 0.75}
 DCCP_CCAS = ("ccid5", "ccid2")
 TCP_CCAS = ("bbr", "bbr2", "newreno")
+#: Fig. 2's TCP configurations: label -> (tunnel CC, TCP tunnel paths). The first is the
+#: figure's (A23), the second the earlier choice kept for comparison.
+FIG2_TCP = {"bbr-bbr": ("bbr", True), "bbr-ccid5": ("ccid5", False)}
+#: Sec. 5.2: the receiver's reorder wait padded by 150 ms (vs the default 5 ms, sec. 4.2).
+MARGIN_PADDING = "150ms"
+MARGIN_CCAS = ("bbr", "bbr2")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,8 +137,9 @@ def _tunnel(tunnel_cc: str, tcp: bool) -> list[tuple[str, str]]:
 
 
 def fig2_cases(size: str) -> list[Case]:
-    """Fig. 2: paced UDP and BBR-over-CCID5 TCP (A23), proxy near and far, at the MID RTT; and
-    the same two flows over Wi-Fi without the tunnel."""
+    """Fig. 2: paced UDP over CCID5, and BBR over BBR (TCP tunnels, A23) plus BBR over CCID5 as a
+    second configuration, proxy near and far, at the MID RTT; and the same two flows over Wi-Fi
+    without the tunnel."""
     nets = tuple(dataclasses.replace(Net(), share=s) for s in FIG2_SHARES.values())
     dur = ("run.duration", q(file_duration(size)))
     udp_app = f'{{ kind = "file", size = "{size}", rate = "{UDP_RATE}" }}'
@@ -129,8 +147,15 @@ def fig2_cases(size: str) -> list[Case]:
     out = []
     for proto, app in (("udp", udp_app), ("tcp", tcp_app)):
         flow = [("flows.dl.protocol", q(proto)), ("flows.dl.app", app)] + ([("flows.dl.cc", q("bbr"))] if proto == "tcp" else [])
-        out.append(Case(f"seed003-fig2-{proto}", f"Fig. 2: {proto.upper()} through the tunnel (CCID5, CPF), proxy near and far",
-                        (dur, *flow, *_tunnel("ccid5", False), ("flows.dl.tunnel", q("mp"))), (), nets))
+        if proto == "udp":
+            out.append(Case("seed003-fig2-udp", "Fig. 2: UDP through the tunnel (CCID5, CPF), proxy near and far",
+                            (dur, *flow, *_tunnel("ccid5", False), ("flows.dl.tunnel", q("mp"))), (), nets))
+        else:
+            for label, (cc, tcp) in FIG2_TCP.items():
+                name = "seed003-fig2-tcp" + ("" if label == "bbr-bbr" else f"-{cc}")
+                what = f"BBR over {cc.upper()}{' (TCP tunnels, A23)' if tcp else ''}"
+                out.append(Case(name, f"Fig. 2: TCP {what}, CPF, proxy near and far",
+                                (dur, *flow, *_tunnel(cc, tcp), ("flows.dl.tunnel", q("mp"))), (), nets, tcp))
         out.append(Case(f"seed003-fig2-{proto}-baseline", f"Fig. 2: {proto.upper()} over Wi-Fi alone, no tunnel (the baseline)",
                         (dur, *flow, ("flows.dl.path", BASELINE_PATH)), (), nets))
     return out
@@ -170,7 +195,8 @@ def contour_cases(points: int, duration: str) -> list[Case]:
 
 def fig10_cases(size: str, tcp_ccas: bool) -> list[Case]:
     """Fig. 10 and Table 3: the 15 scenarios x server {BBR, Cubic} x tunnel CCA x {CPF, SRTT};
-    one case for the DCCP tunnel CCAs, one for the TCP ones, one for the baselines."""
+    one case for the DCCP tunnel CCAs, one for the TCP ones, one for the baselines; with the TCP
+    ones, sec. 5.2's 150 ms-padding runs (module comment)."""
     nets = tuple(scenarios().values())
     dur = ("run.duration", q(file_duration(size)))
     app = ("flows.dl.app", f'{{ kind = "file", size = "{size}" }}')
@@ -184,6 +210,10 @@ def fig10_cases(size: str, tcp_ccas: bool) -> list[Case]:
                         # (the base's ccid5 runs only on DCCP paths); the axis overrides it.
                         (dur, app, ("tunnels.mp.protocol", q("tcp")), ("tunnels.mp.cc", q(TCP_CCAS[0])), ("flows.dl.tunnel", q("mp"))),
                         (servers, ("tunnels.mp.cc", tuple(map(q, TCP_CCAS))), scheds), nets, True))
+        out.append(Case("seed003-margin150", "Sec. 5.2: Cubic over BBR / BBRv2 (TCP tunnels), CPF, reorder padding 150 ms, 15 scenarios",
+                        (dur, app, ("flows.dl.cc", q("cubic")), ("tunnels.mp.protocol", q("tcp")), ("tunnels.mp.cc", q(MARGIN_CCAS[0])),
+                         ("tunnels.mp.reorder", f'{{ mode = "adaptive", padding = "{MARGIN_PADDING}" }}'), ("flows.dl.tunnel", q("mp"))),
+                        (("tunnels.mp.cc", tuple(map(q, MARGIN_CCAS))),), nets, True))
     out.append(Case("seed003-fig10-baseline", "Fig. 10 / Table 3 baselines: the 15 scenarios over Wi-Fi alone, no tunnel",
                     (dur, app, ("flows.dl.path", BASELINE_PATH)), (servers,), nets))
     return out

@@ -6,12 +6,13 @@ tunnels (MP-DCCP-like and TCP tunnels), against reference/seed003.csv.
     res = reproduce(points=400, runs=10, size="300MB")    # the paper's scale
 
 Steps: generate the cases' plans (plans.py: Fig. 2, the contour batches, Fig. 10 / Table 3 and
-their baselines; every case needing TCP tunnel paths is skipped with the simulator's refusal
-while it has none); run each through the sweep machinery into OUT/sweep-<case>/ (resumable,
+their baselines, sec. 5.2's 150 ms-margin runs; a case needing TCP tunnel paths is skipped, with
+the simulator's message, only on a simulator that refuses them); run each through the sweep machinery into OUT/sweep-<case>/ (resumable,
 local pool or `--dask`); read the runs (one row each, with the tunnel's secondary-path share
 from the run's summary); join tunnel runs to their baselines (metrics.relative_dlct); judge the
 findings (claims.py); draw the figures (figures.py); write OUT/fig2.csv, contours.csv,
-fig10.csv, table3.csv, claims.csv, runs.csv, skipped.csv, figures/ and report.md (report.py).
+fig10.csv, table3.csv, margin.csv, claims.csv, runs.csv, skipped.csv, figures/ and report.md
+(report.py).
 """
 
 from __future__ import annotations
@@ -151,7 +152,14 @@ def fig2_table(runs: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     rel = relative_dlct(t, b, group=("tunnel_cc",))
     rel["placement"] = rel["share"].map({v: k for k, v in P.FIG2_SHARES.items()})
+    rel["config"] = [fig2_config(e, c) for e, c in zip(rel["e2e"], rel["tunnel_cc"])]
     return rel
+
+
+def fig2_config(e2e: str, tunnel_cc: str) -> str:
+    """Fig. 2's configuration label: "udp-ccid5", "bbr-bbr" (the figure's TCP bars, A23) or
+    "bbr-ccid5" (the second TCP configuration)."""
+    return f"udp-{tunnel_cc}" if e2e == "udp" else f"bbr-{tunnel_cc}"
 
 
 def contour_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -175,6 +183,31 @@ def fig10_table(runs: pd.DataFrame) -> pd.DataFrame:
     order = {k: i for i, k in enumerate(scenarios())}
     rel["order"] = rel["scenario"].map(order)
     return rel.sort_values(["server_cc", "tunnel_cc", "sched", "order"]).drop(columns="order").reset_index(drop=True)
+
+
+def margin_table(runs: pd.DataFrame, fig10: pd.DataFrame) -> pd.DataFrame:
+    """Sec. 5.2: per tunnel CCA (BBR, BBRv2; Cubic server, CPF), over the scenarios that have the
+    150 ms run, the 5 ms run (Fig. 10's) and the baseline: mean DLCT with 150 ms padding, with
+    5 ms, single-path, and the ratios of means `vs_single` = DLCT(150)/single-path and `vs_5ms` =
+    DLCT(150)/DLCT(5)."""
+    m = runs[runs["case"] == "seed003-margin150"]
+    b = runs[runs["case"] == "seed003-fig10-baseline"]
+    if m.empty or b.empty or fig10.empty:
+        return pd.DataFrame()
+    rel = relative_dlct(m, b, group=("tunnel_cc",))
+    labels = {(n.e2e_ms, round(n.share, 4), n.asym_ms, _buffer(n.queue)): k for k, n in scenarios().items()}
+    rel["scenario"] = [labels.get((r.e2e_ms, r.share, r.asym_ms, r.buffer), "?") for r in rel.itertuples()]
+    five = fig10[(fig10["server_cc"] == "cubic") & (fig10["sched"] == "cpf")][["tunnel_cc", "scenario", "dlct_s"]]
+    j = rel.merge(five.rename(columns={"dlct_s": "dlct5_s"}), on=["tunnel_cc", "scenario"], how="inner")
+    rows = []
+    for cc, g in j.groupby("tunnel_cc", sort=True):
+        g = g.dropna(subset=["dlct_s", "dlct5_s", "baseline_s"])
+        if g.empty:
+            continue
+        d150, d5, single = float(g["dlct_s"].mean()), float(g["dlct5_s"].mean()), float(g["baseline_s"].mean())
+        rows.append({"server_cc": "cubic", "tunnel_cc": cc, "sched": "cpf", "scenarios": len(g), "dlct150_s": d150, "dlct5_s": d5,
+                     "single_s": single, "vs_single": d150 / single, "vs_5ms": d150 / d5, "censored": int(g["censored"].sum())})
+    return pd.DataFrame(rows)
 
 
 def _buffer(queue: str) -> str:
@@ -249,7 +282,8 @@ def reproduce(
         raise ReproduceError(f"every run failed; see {out}", exit_code=1)
     f2, ct, f10 = fig2_table(per_run), contour_table(per_run), fig10_table(per_run)
     t3 = table3(f10)
-    verdicts = claims(f2, ct, f10, t3, published)
+    mg = margin_table(per_run, f10)
+    verdicts = claims(f2, ct, f10, t3, published, margin=mg)
     skipped_frame = pd.DataFrame(skipped, columns=["case", "reason"])
     out.mkdir(parents=True, exist_ok=True)
     keep = [c for c in ("case", "point", "seed", "status", "error", "e2e", "server_cc", "tunnel_cc", "sched", "e2e_ms", "share",
@@ -259,6 +293,7 @@ def reproduce(
              write_text(out / "contours.csv", ct.to_csv(index=False)),
              write_text(out / "fig10.csv", f10.to_csv(index=False)),
              write_text(out / "table3.csv", t3.to_csv(index=False)),
+             write_text(out / "margin.csv", mg.to_csv(index=False)),
              write_text(out / "claims.csv", verdicts.to_csv(index=False)),
              write_text(out / "skipped.csv", skipped_frame.to_csv(index=False))]
     figures = draw_figures(f2, ct, f10, out / "figures")
@@ -272,5 +307,5 @@ def reproduce(
         "figures": [f.relative_to(out).as_posix() for f in figures if f.suffix == ".png"],
         "elapsed_s": time.perf_counter() - started, "workers": workers, "dask": dask,
     }
-    files.append(write_text(out / "report.md", render(ctx, f2, ct, f10, t3, verdicts)))
+    files.append(write_text(out / "report.md", render(ctx, f2, ct, f10, t3, verdicts, mg)))
     return Reproduction(out=out, table=verdicts, runs=per_run, files=files, failed=len(failed), sweep=out, skipped=skipped_frame)
