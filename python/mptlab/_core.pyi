@@ -388,12 +388,27 @@ class ResolvedFlow(TypedDict):
     tcp: ResolvedTcp | None  # tcp and mptcp
     quic: ResolvedQuic | None
     udp: ResolvedUdp | None
+    tunnel: ResolvedFlowTunnel | None  # paths[0].fwd ends at the tunnel's ingress
+
+class ResolvedFlowTunnel(TypedDict):
+    name: str
+    after: list[str]  # egress to dst
+
+class ResolvedTunnel(TypedDict):
+    name: str
+    ingress: str
+    egress: str
+    protocol: Literal["dccp", "tcp"]
+    cc: ResolvedAlgorithm
+    scheduler: ResolvedAlgorithm
+    paths: list[ResolvedPath]  # fwd: ingress to egress
 
 class ResolvedRun(TypedDict):
     run: ResolvedRunInfo
     nodes: list[ResolvedNode]
     links: list[ResolvedLink]
     flows: list[ResolvedFlow]
+    tunnels: list[ResolvedTunnel]
 
 def resolve(text: str, overrides: list[tuple[str, str]] = [], seed: int | None = None) -> str:
     """The resolved run as JSON text (parses to `ResolvedRun`): nodes, link directions with

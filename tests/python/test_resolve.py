@@ -35,9 +35,12 @@ def stub_keys() -> dict[str, set[str]]:
 
 def test_json_keys_are_the_typed_ones_in_the_stub():
     keys = stub_keys()
-    for path in (TWO_PATHS, MPQUIC, QUICKSTART):
+    for path in (TWO_PATHS, MPQUIC, QUICKSTART, REPO / "scenarios" / "tunnel.toml"):
         r = resolved(path)
         assert set(r) == keys["ResolvedRun"]
+        for t in r["tunnels"]:
+            assert set(t) == keys["ResolvedTunnel"]
+            assert all(set(p) == keys["ResolvedPath"] for p in t["paths"])
         assert set(r["run"]) == keys["ResolvedRunInfo"]
         for n in r["nodes"]:
             assert set(n) == keys["ResolvedNode"] and n["kind"] in ("host", "router")
@@ -48,6 +51,8 @@ def test_json_keys_are_the_typed_ones_in_the_stub():
                 assert set(e) == keys["ResolvedEvent"]
         for f in r["flows"]:
             assert set(f) == keys["ResolvedFlow"], f["name"]
+            if f["tunnel"] is not None:
+                assert set(f["tunnel"]) == keys["ResolvedFlowTunnel"]
             for p in f["paths"]:
                 assert set(p) == keys["ResolvedPath"]
             for block, name in (("tcp", "ResolvedTcp"), ("quic", "ResolvedQuic"), ("udp", "ResolvedUdp")):
@@ -69,16 +74,31 @@ def test_every_name_refers_to_something_and_directions_pair_up():
             assert back["reverse"] == link["name"] and (back["from"], back["to"]) == (link["to"], link["from"])
             assert link["from"] in nodes and link["to"] in nodes
             assert (link["queue"]["limit_packets"] is None) != (link["queue"]["limit_bytes"] is None)
+        tunnels = {t["name"]: t for t in r["tunnels"]}
+
+        def walk(route: list[str], start: str, end: str) -> None:
+            at = start
+            for name in route:
+                assert links[name]["from"] == at, (path.name, route)
+                at = links[name]["to"]
+            assert at == end, (path.name, route)
+
+        for t in r["tunnels"]:
+            for p in t["paths"]:
+                walk(p["fwd"], t["ingress"], t["egress"])
+                walk(p["rev"], t["egress"], t["ingress"])
         for f in r["flows"]:
             assert f["paths"], f["name"]
             for p in f["paths"]:
-                # Each route is a walk src -> dst (fwd) and dst -> src (rev) along link directions.
-                for route, start, end in ((p["fwd"], f["src"], f["dst"]), (p["rev"], f["dst"], f["src"])):
-                    at = start
-                    for name in route:
-                        assert links[name]["from"] == at, (path.name, f["name"], route)
-                        at = links[name]["to"]
-                    assert at == end
+                # Each route is a walk src -> dst (fwd) and dst -> src (rev) along link directions;
+                # a flow through a tunnel reaches the ingress, and continues from the egress.
+                if f["tunnel"] is None:
+                    walk(p["fwd"], f["src"], f["dst"])
+                else:
+                    t = tunnels[f["tunnel"]["name"]]
+                    walk(p["fwd"], f["src"], t["ingress"])
+                    walk(f["tunnel"]["after"], t["egress"], f["dst"])
+                walk(p["rev"], f["dst"], f["src"])
 
 
 def test_two_paths_mptcp_resolves_to_what_the_simulator_reports():

@@ -23,6 +23,30 @@ pub struct Resolved {
     pub links: Vec<Link>,
     /// Flows after expanding counts and groups, in the simulator's order.
     pub flows: Vec<Flow>,
+    /// Multipath tunnels (docs/tunnels.md), in the simulator's order.
+    pub tunnels: Vec<Tunnel>,
+}
+
+/// A multipath tunnel: its ends, what runs on its paths, and the paths (ingress → egress data,
+/// egress → ingress acknowledgments).
+#[derive(Clone, Debug, Serialize)]
+pub struct Tunnel {
+    pub name: String,
+    pub ingress: String,
+    pub egress: String,
+    /// `dccp` or `tcp`.
+    pub protocol: &'static str,
+    pub cc: Algorithm,
+    pub scheduler: Algorithm,
+    pub paths: Vec<Path>,
+}
+
+/// How a flow crosses a tunnel: its `paths[0].fwd` ends at the ingress; after the egress its
+/// data takes `after` to the destination (empty when the egress is the destination).
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowTunnel {
+    pub name: String,
+    pub after: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -114,6 +138,8 @@ pub struct Flow {
     pub tcp: Option<TcpParams>,
     pub quic: Option<QuicParams>,
     pub udp: Option<UdpParams>,
+    /// The tunnel the flow's data enters (None: none).
+    pub tunnel: Option<FlowTunnel>,
 }
 
 /// A registry name and its options as the scenario spells them (`{}` when it has none).
@@ -189,7 +215,34 @@ pub fn export(spec: &RunSpec) -> Resolved {
         },
         nodes: spec.nodes.iter().map(|n| Node { name: n.name.clone(), kind: n.kind }).collect(),
         links: spec.links.iter().enumerate().map(|(i, l)| link(spec, i, l, &node)).collect(),
-        flows: spec.flows.iter().map(|f| flow(f, &node, &names)).collect(),
+        flows: spec
+            .flows
+            .iter()
+            .map(|f| Flow {
+                tunnel: f
+                    .tunnel
+                    .as_ref()
+                    .map(|t| FlowTunnel { name: spec.tunnels[t.tunnel as usize].name.clone(), after: names(&t.after) }),
+                ..flow(f, &node, &names)
+            })
+            .collect(),
+        tunnels: spec
+            .tunnels
+            .iter()
+            .map(|t| Tunnel {
+                name: t.name.clone(),
+                ingress: node(t.ingress),
+                egress: node(t.egress),
+                protocol: t.kind.name(),
+                cc: algorithm(&t.cc, "cc"),
+                scheduler: algorithm(&t.scheduler, "scheduler"),
+                paths: t
+                    .paths
+                    .iter()
+                    .map(|p| Path { fwd: names(&p.fwd_route), rev: names(&p.rev_route), priority: p.priority, backup: p.backup })
+                    .collect(),
+            })
+            .collect(),
     }
 }
 
@@ -252,6 +305,7 @@ fn flow(f: &FlowSpec, node: &impl Fn(u32) -> String, names: &impl Fn(&[u32]) -> 
         tcp: None,
         quic: None,
         udp: None,
+        tunnel: None,
     };
     match &f.transport {
         TransportSpec::Tcp(t) => {
