@@ -312,6 +312,23 @@ fn tcp_through_a_lossy_tcp_tunnel_completes_exactly_once() {
     }
 }
 
+/// Any flow of the scenario may enter a tunnel: a multipath one (MPTCP, multipath QUIC) has one
+/// path there, the tunnel's, and its file arrives exactly once.
+#[test]
+fn mptcp_and_mpquic_flows_cross_a_tunnel_on_one_path() {
+    let topo = topology(30.0, 0.5, 5.0).replace("[links.wifi]", "[links.wifi]\nloss = { model = \"bernoulli\", p = 0.005 }");
+    for proto in ["mptcp", "mpquic"] {
+        let toml = scenario("30s", &topo, &tunnel("ccid5", "cpf", ""), &flow(proto, "{ kind = \"file\", size = \"5MB\" }", true));
+        let (sim, s) = run(&toml, None);
+        let f = &s["flows"][0];
+        assert_eq!(num(&f["bytes_delivered"]), 5e6, "{proto}: {f}");
+        assert!(f["completion_time_s"].is_number(), "{proto}: {f}");
+        let c = sim.counts;
+        assert_eq!(c.created, c.delivered + c.dropped + sim.packets_live() as u64, "{proto}: conservation");
+        assert!(num(&tunnel_summary(&s)["egress_counters"]["released"]) > 3000.0, "{proto}: the data crossed the tunnel");
+    }
+}
+
 #[test]
 fn tunnel_runs_are_deterministic() {
     let topo = topology(40.0, 0.3, 10.0);
@@ -355,9 +372,9 @@ fn bad_tunnels_are_refused_with_the_key_and_the_choices() {
     assert!(e.contains("tunnels.mp.tcp") && e.contains("protocol = \"tcp\""), "{e}");
     let e = refusal(&scenario("1s", &topo, &tunnel("bbr", "cpf", "protocol = \"tcp\"\ntcp = { window = 3 }"), &udp));
     assert!(e.contains("tunnels.mp.tcp.window") && e.contains("initial_cwnd"), "{e}");
-    let mp = flow("mptcp", "\"bulk\"", true);
+    let mp = flow("mptcp", "\"bulk\"", true) + "paths = [[\"server\", \"proxy\", \"ap\", \"ue\"]]\n";
     let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", ""), &mp));
-    assert!(e.contains("flows.dl.tunnel") && e.contains("single-path"), "{e}");
+    assert!(e.contains("flows.dl.paths") && e.contains("tunnel"), "{e}");
     let e = refusal(&scenario("1s", &topo, &tunnel("ccid2", "cpf", "buffer = \"2bdp\""), &udp));
     assert!(e.contains("tunnels.mp.buffer"), "{e}");
     let e = refusal(&scenario(
@@ -388,7 +405,7 @@ prop_compose! {
         cc in prop::sample::select(vec!["ccid2", "ccid5", "newreno", "cubic", "bbr", "bbr2"]),
         sched in prop::sample::select(vec!["cpf", "srtt", "roundrobin", "blest", "otias"]),
         reorder in prop::sample::select(vec!["off", "static", "adaptive", "equalize"]),
-        inner in prop::sample::select(vec!["tcp-bulk", "tcp-file", "udp-cbr", "udp-file", "quic-file"]),
+        inner in prop::sample::select(vec!["tcp-bulk", "tcp-file", "udp-cbr", "udp-file", "quic-file", "mptcp-file", "mpquic-file"]),
         buffer in 2u32..400,
         tcp_paths in any::<bool>(),
         tcp_cc in prop::sample::select(vec!["newreno", "cubic", "bbr", "bbr2"]),
@@ -416,6 +433,8 @@ prop_compose! {
             "tcp-file" => ("tcp", "{ kind = \"file\", size = \"3MB\" }"),
             "udp-cbr" => ("udp", "{ kind = \"cbr\", rate = \"90Mbps\" }"),
             "udp-file" => ("udp", "{ kind = \"file\", size = \"3MB\", rate = \"70Mbps\" }"),
+            "mptcp-file" => ("mptcp", "{ kind = \"file\", size = \"3MB\" }"),
+            "mpquic-file" => ("mpquic", "{ kind = \"file\", size = \"3MB\" }"),
             _ => ("quic", "{ kind = \"file\", size = \"3MB\" }"),
         };
         scenario("3s", &topo, &tunnel(cc, sched, &extra), &flow(proto, app, true))

@@ -73,7 +73,7 @@ pub fn catalogue() -> Value {
                 "priorities, backup": "optional, one entry per path",
                 "reorder": serde_json::to_value(super::reorder_opts::defaults()).expect("reorder options serialise"),
                 "reorder.mode": crate::transport::reorder::ReorderMode::NAMES,
-                "flows": "a tcp, udp or quic flow enters with tunnel = \"<name>\"",
+                "flows": "any flow enters with tunnel = \"<name>\" (an mptcp or mpquic flow on one path)",
             },
             "rtt_split": {
                 "e2e_rtt": "required, time",

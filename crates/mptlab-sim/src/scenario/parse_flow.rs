@@ -121,11 +121,8 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
     })?;
     let tunnel = t.opt("tunnel", r::name)?.map(String::from);
     if tunnel.is_some() {
-        if !matches!(protocol, "tcp" | "udp" | "quic") {
-            return fail(
-                t.key("tunnel"),
-                format!("only single-path flows (tcp, udp, quic) enter a tunnel; this flow has protocol = \"{protocol}\""),
-            );
+        if t.has("paths") {
+            return fail(t.key("paths"), "a multipath flow through a tunnel has one path, the tunnel's; `paths` is not used");
         }
         if path.is_some() {
             return fail(

@@ -153,12 +153,16 @@ fn flows(s: &Scenario, topo: &Topology, tunnels: &[tunnels::Resolved]) -> Result
             };
             let transport = match &f.transport {
                 Transport::Mptcp { paths, mptcp, .. } => {
-                    let mp = mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), f, src, dst)?;
+                    // Through a tunnel a multipath flow has one path: the tunnel's.
+                    let mp = match &through {
+                        Some(_) => vec![fwd.clone()],
+                        None => mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), f, src, dst)?,
+                    };
                     check_per_path(&join(&key, "mptcp"), &mptcp.priorities, &mptcp.backup, mp.len())?;
                     mptcp_spec(&f.transport, mp)
                 }
                 Transport::Quic { paths, quic, priorities, backup, .. } => {
-                    let routes = if quic.multipath {
+                    let routes = if quic.multipath && through.is_none() {
                         let mp = mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), f, src, dst)?;
                         if mp.len() > MAX_PATHS {
                             return fail(
@@ -180,6 +184,15 @@ fn flows(s: &Scenario, topo: &Topology, tunnels: &[tunnels::Resolved]) -> Result
                 }
                 _ => transport(&f.transport),
             };
+            let mut transport = transport;
+            if let Some((_, acks)) = &through {
+                // The acknowledgments of a tunnelled multipath flow take the tunnel flow's way back.
+                match &mut transport {
+                    TransportSpec::Mptcp(m) => m.paths[0].rev_route = acks.clone(),
+                    TransportSpec::Quic(q) => q.paths[0].rev_route = acks.clone(),
+                    _ => {}
+                }
+            }
             let (fwd, rev) = match &transport {
                 TransportSpec::Mptcp(m) => (m.paths[0].fwd_route.clone(), m.paths[0].rev_route.clone()),
                 TransportSpec::Quic(q) => (q.paths[0].fwd_route.clone(), q.paths[0].rev_route.clone()),

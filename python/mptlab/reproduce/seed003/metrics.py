@@ -28,6 +28,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from mptlab.sweeps.relative import relative_dlct as _relative_dlct
+
 _SIZE = re.compile(r"^\s*([0-9.]+)\s*(B|KB|MB|GB|KiB|MiB|GiB)\s*$")
 _FACTORS = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
 _TIME = re.compile(r"^\s*([0-9.]+)\s*(ns|us|ms|s)\s*$")
@@ -96,29 +98,5 @@ JOIN_KEYS = ("e2e", "server_cc", "e2e_ms", "share", "asym_ms", "buffer")
 
 def relative_dlct(tunnel: pd.DataFrame, baseline: pd.DataFrame, keys: Sequence[str] | None = None,
                   group: Sequence[str] = ()) -> pd.DataFrame:
-    """One row per group of `tunnel` runs (by `keys` present in both frames plus `group`, e.g.
-    tunnel_cc, sched), with: n (tunnel seeds with a baseline), dlct_s (mean tunnel DLCT),
-    dlct_std_s, baseline_s (mean baseline DLCT over the same seeds), relative (dlct_s /
-    baseline_s), relative_std (std of the tunnel DLCTs / baseline_s, for error bars) and
-    censored (tunnel runs that did not finish: relative is then a lower bound). Both frames are
-    sweep `runs` rows with `seed`, `status` and `completion_time_s`; failed runs are left out."""
-    keys = [k for k in (keys if keys is not None else JOIN_KEYS) if k in tunnel.columns and k in baseline.columns]
-    t = tunnel[tunnel["status"] == "ok"] if "status" in tunnel.columns else tunnel
-    b = baseline[baseline["status"] == "ok"] if "status" in baseline.columns else baseline
-    b = b[keys + ["seed", "completion_time_s"]].rename(columns={"completion_time_s": "base_dlct"})
-    b = b.dropna(subset=["base_dlct"]).drop_duplicates(subset=keys + ["seed"])
-    j = t.merge(b, on=keys + ["seed"], how="inner")
-    rows = []
-    by = keys + [g for g in group if g not in keys]
-    for values, g in j.groupby(by, dropna=False, sort=True):
-        values = values if isinstance(values, tuple) else (values,)
-        done = g["completion_time_s"].notna()
-        dl = g["completion_time_s"].astype(float).where(done, g.get("duration_s", pd.Series(np.nan, index=g.index)))
-        mean_b = float(g["base_dlct"].astype(float).mean())
-        mean_t = float(dl.mean())
-        std_t = float(dl.std(ddof=1)) if len(dl) > 1 else 0.0
-        rows.append({**dict(zip(by, values)), "n": len(g), "dlct_s": mean_t, "dlct_std_s": std_t, "baseline_s": mean_b,
-                     "relative": mean_t / mean_b if mean_b > 0 else float("nan"),
-                     "relative_std": std_t / mean_b if mean_b > 0 else float("nan"),
-                     "censored": int((~done).sum())})
-    return pd.DataFrame(rows, columns=by + ["n", "dlct_s", "dlct_std_s", "baseline_s", "relative", "relative_std", "censored"])
+    """`mptlab.sweeps.relative.relative_dlct` joined on seed 003's network columns by default."""
+    return _relative_dlct(tunnel, baseline, JOIN_KEYS if keys is None else keys, group)
