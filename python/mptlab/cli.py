@@ -577,5 +577,5 @@ def main() -> None:
 
 
 # Commands defined in their own modules register themselves on `app`.
-from mptlab import cli_learn, cli_report, cli_reproduce, cli_sweep  # noqa: E402,F401
+from mptlab import cli_learn, cli_model, cli_report, cli_reproduce, cli_sweep  # noqa: E402,F401
 
