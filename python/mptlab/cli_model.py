@@ -12,12 +12,16 @@ from rich.table import Table
 
 from mptlab.cli import app, fail, out_console
 
-model_app = typer.Typer(help="Analytic models: Bianchi's DCF, seed 004's DCF chain, RTT and NewReno (docs/models.md).",
-                        no_args_is_help=True)
+model_app = typer.Typer(
+    help="Analytic models: Bianchi's DCF, seed 004's DCF chain, RTT and NewReno (docs/models.md).",
+    epilog="Examples:\n\n  mptlab model bianchi --n 5 --phy 80211a\n\n  mptlab model dcf --p 0.2\n\n"
+    "  mptlab model rtt --hops 2\n\n  mptlab model newreno5 --l 0.01",
+    no_args_is_help=True,
+)
 app.add_typer(model_app, name="model")
 
 
-@model_app.command("bianchi")
+@model_app.command("bianchi", epilog="Examples:\n\n  mptlab model bianchi --n 5 --n 10 --phy fhss --W 32 --m 3 --access rts\n\nSee docs/models.md.")
 def bianchi_cmd(
     n: Annotated[Optional[list[int]], typer.Option("--n", min=1, help="Stations (repeat for several; default 2 5 10 20 50).")] = None,
     phy: Annotated[str, typer.Option("--phy", help="PHY set: 80211a (54 Mbit/s, 1000 B) or fhss (Bianchi's Table I).")] = "80211a",
@@ -42,7 +46,7 @@ def bianchi_cmd(
     out_console.print(table)
 
 
-@model_app.command("dcf")
+@model_app.command("dcf", epilog="Examples:\n\n  mptlab model dcf --p 0.05 --p 0.2 --W 16 --m 6 --r 7 --lam 0.3\n\nSee docs/models.md.")
 def dcf_cmd(
     p: Annotated[list[float], typer.Option("--p", help="Collision/busy probability in [0, 1) (repeat for several).")],
     w: Annotated[int, typer.Option("--W", min=1, help="W_0 (counter values in stage 0).")] = 16,
@@ -74,7 +78,7 @@ def dcf_cmd(
     out_console.print(table)
 
 
-@model_app.command("rtt")
+@model_app.command("rtt", epilog="Examples:\n\n  mptlab model rtt --hops 2 --packets 2 --n-ts 8.5 --t-q-us 100\n\nSee docs/models.md.")
 def rtt_cmd(
     hops: Annotated[int, typer.Option("--hops", min=1, help="WiFi hops.")] = 1,
     packets: Annotated[int, typer.Option("--packets", min=1, help="Packets per round (one TCP ACK).")] = 1,
@@ -103,7 +107,7 @@ def rtt_cmd(
     out_console.print(table)
 
 
-@model_app.command("newreno5")
+@model_app.command("newreno5", epilog="Examples:\n\n  mptlab model newreno5 --l 0.01 --l 0.1 --w-min 1 --w-max 20\n\nSee docs/models.md.")
 def newreno5_cmd(
     loss: Annotated[list[float], typer.Option("--l", help="Per-packet loss in [0, 1] (repeat for several).")],
     w_min: Annotated[int, typer.Option("--w-min", min=1)] = 1,
