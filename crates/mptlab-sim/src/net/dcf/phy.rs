@@ -93,21 +93,14 @@ impl PhyParams {
             prop_delay,
             cw_min,
             cw_max,
-            timing: FrameTiming::Linear {
-                rate_bps: 1_000_000,
-                phy_header_bits: 128,
-                mac_header_bits: 272,
-                ack_bits: 112,
-            },
+            timing: FrameTiming::Linear { rate_bps: 1_000_000, phy_header_bits: 128, mac_header_bits: 272, ack_bits: 112 },
         }
     }
 
     /// Air time of a data frame carrying an MSDU of `bytes`.
     pub fn frame_time(&self, bytes: u32) -> Time {
         match self.timing {
-            FrameTiming::Ofdm { data_n_dbps, mac_overhead_bytes, .. } => {
-                ofdm_time(8 * (bytes + mac_overhead_bytes) as u64, data_n_dbps)
-            }
+            FrameTiming::Ofdm { data_n_dbps, mac_overhead_bytes, .. } => ofdm_time(8 * (bytes + mac_overhead_bytes) as u64, data_n_dbps),
             FrameTiming::Linear { rate_bps, phy_header_bits, mac_header_bits, .. } => {
                 let bits = phy_header_bits as u64 + mac_header_bits as u64 + 8 * bytes as u64;
                 bits * 1_000_000_000 / rate_bps
