@@ -200,6 +200,8 @@ pub struct Medium {
     cfg: DcfConfig,
     stations: Vec<Station>,
     ex: Option<Exchange>,
+    /// The last exchange's sender list, kept to avoid an allocation per exchange.
+    spare: Vec<StationId>,
     now: Time,
 }
 
@@ -223,7 +225,7 @@ impl Medium {
                 counters: StationCounters::default(),
             })
             .collect();
-        Self { cfg, stations, ex: None, now: 0 }
+        Self { cfg, stations, ex: None, spare: Vec::new(), now: 0 }
     }
 
     pub fn config(&self) -> &DcfConfig {
@@ -431,5 +433,6 @@ impl Medium {
             }
             st.backoff = Backoff::Counting(st.draw());
         }
+        self.spare = ex.txs;
     }
 }

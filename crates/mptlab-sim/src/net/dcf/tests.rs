@@ -263,3 +263,100 @@ fn standard_rules_match_ns3_throughput_at_20_and_50() {
     let bad: Vec<_> = NS.into_iter().zip(NS3).filter_map(|(n, (s, p))| check(cfg, n, s, p, Some(0.01))).collect();
     assert!(bad.is_empty(), "{bad:?}");
 }
+
+/// Poisson arrivals at 6 stations (load near capacity), events in time order: every frame is
+/// delivered or dropped once, counters add up, and the same seed gives the same outputs.
+fn poisson_run(seed: u64) -> Vec<Output> {
+    let cfg = DcfConfig::standard(PhyParams::ofdm_80211a_54());
+    let n = 6;
+    let mut m = Medium::new(cfg, n, seed);
+    let mut arrivals = RngStream::new(seed, StreamId::new(1, 0));
+    let mut next: Vec<Time> = (0..n).map(|_| (arrivals.exponential(1.4e6)) as Time).collect();
+    let mut out = Vec::new();
+    let mut id = 0;
+    let end = 2 * 1_000_000_000;
+    let mut last = 0;
+    loop {
+        let (s, ta) = next.iter().copied().enumerate().min_by_key(|&(_, t)| t).unwrap();
+        let tm = m.next_event().unwrap_or(Time::MAX);
+        let t = ta.min(tm);
+        if t > end {
+            break;
+        }
+        assert!(t >= last, "time went back");
+        last = t;
+        m.advance(t, &mut out);
+        if ta <= tm {
+            m.enqueue(t, s, Frame { id, bytes: PKT, dst: 0 });
+            id += 1;
+            next[s] = t + arrivals.exponential(1.4e6) as Time;
+        }
+    }
+    // Drain.
+    while let Some(t) = m.next_event() {
+        m.advance(t, &mut out);
+    }
+    let mut seen = vec![false; id as usize];
+    for o in &out {
+        let (Output::Delivered { frame, attempts, .. } | Output::Dropped { frame, attempts, .. }) = *o;
+        assert!(!seen[frame.id as usize], "frame {} reported twice", frame.id);
+        seen[frame.id as usize] = true;
+        assert!((1..=7).contains(&attempts));
+    }
+    assert!(seen.iter().all(|&x| x), "a frame was lost");
+    let mut imm = 0;
+    for s in 0..n {
+        let c = m.counters(s);
+        assert_eq!(m.queue_len(s), 0);
+        assert_eq!(c.enqueued, c.successes + c.drops);
+        assert_eq!(c.attempts, c.successes + c.failures);
+        imm += c.immediate_accesses;
+    }
+    assert!(imm > 0, "some frames found the medium idle");
+    out
+}
+
+#[test]
+fn random_arrivals_conserve_frames_and_replay_by_seed() {
+    let a = poisson_run(5);
+    assert_eq!(a, poisson_run(5));
+    assert_ne!(a, poisson_run(6));
+}
+
+/// Bianchi's own parameter set (FHSS, W = 32, m = 3, basic access), normalised throughput S
+/// and p against his model as computed in the study notes (§8.3 A): n = 5, 10.
+#[test]
+fn bianchi_rules_match_bianchis_fhss_table() {
+    let cfg = DcfConfig::bianchi(PhyParams::bianchi_fhss(31, 255));
+    for (n, s_model, p_model) in [(5, 0.8097, 0.179), (10, 0.7532, 0.299)] {
+        let mut m = Medium::new(cfg, n, 13);
+        let mut out = Vec::new();
+        let mut id = 0;
+        for s in 0..n {
+            for _ in 0..2 {
+                m.enqueue(0, s, Frame { id, bytes: 1023, dst: 0 });
+                id += 1;
+            }
+        }
+        let mut ok = 0u64;
+        let mut now = 0;
+        while ok < 20_000 {
+            now = m.next_event().unwrap();
+            m.advance(now, &mut out);
+            for o in out.drain(..) {
+                if let Output::Delivered { src, .. } = o {
+                    ok += 1;
+                    m.enqueue(now, src, Frame { id, bytes: 1023, dst: 0 });
+                    id += 1;
+                }
+            }
+        }
+        // S: payload (8184 bits at 1 Mbit/s) time over elapsed time.
+        let s = ok as f64 * 8184.0e3 / now as f64;
+        let (att, fail) = (0..n).fold((0, 0), |(a, f), i| (a + m.counters(i).attempts, f + m.counters(i).failures));
+        let p = fail as f64 / att as f64;
+        eprintln!("FHSS n={n}: S {s:.4} (model {s_model}), p {p:.3} (model {p_model})");
+        assert!((s / s_model - 1.0).abs() <= 0.015, "n={n}: S {s} vs {s_model}");
+        assert!((p - p_model).abs() <= 0.01, "n={n}: p {p} vs {p_model}");
+    }
+}
