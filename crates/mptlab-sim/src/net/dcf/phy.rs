@@ -16,7 +16,8 @@
 //!   collider that sees no ACK preamble start by then declares failure.
 //! - Bianchi's FHSS set: 1 Mbit/s for everything, PHY header 128 bits, MAC header 272 bits,
 //!   ACK 112 bits + PHY header, propagation delay δ = 1 µs, slot 50 µs, SIFS 28 µs, DIFS 128 µs.
-//!   Its EIFS and ACK timeout are not in the paper (only the `standard` rules use them):
+//!   Its EIFS and ACK timeout are not in the paper (Bianchi's rules use neither; the standard
+//!   rules use the ACK timeout, and EIFS only with `DcfConfig::eifs_after_collision`):
 //!   EIFS = SIFS + ACK + DIFS, ACK timeout = SIFS + slot + PHY header + 2δ (by analogy).
 
 use mptlab_engine::Time;
@@ -38,7 +39,8 @@ pub struct PhyParams {
     pub slot: Time,
     pub sifs: Time,
     pub difs: Time,
-    /// Deferral after a frame heard with errors (`standard` rules only).
+    /// Deferral after a frame heard with errors (`standard` rules with
+    /// `DcfConfig::eifs_after_collision` only).
     pub eifs: Time,
     /// Time after its frame's end a sender waits for the ACK to start (`standard` rules only).
     pub ack_timeout: Time,
