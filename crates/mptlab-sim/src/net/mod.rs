@@ -8,6 +8,7 @@
 pub mod body;
 pub mod capacity;
 pub mod config;
+pub mod dcf;
 pub mod hop;
 pub mod link;
 pub mod loss;
