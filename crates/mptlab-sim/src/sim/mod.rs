@@ -27,7 +27,7 @@ use crate::spec::RunSpec;
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{AppStart, End, Endpoint, Outbox, Wake, MAX_TIMER_SLOTS};
 use mptlab_engine::timer::{Arm, Fired};
-use mptlab_engine::{Arena, EventQueue, Handle, Time};
+use mptlab_engine::{Arena, EventQueue, Handle, LazyTimer, Time};
 
 /// Where a route ends: a flow's endpoint, a tunnel's ingress (the packet goes into the tunnel
 /// and continues on `next_route` after its egress), or an end of a tunnel path (`tunnels.rs`).
@@ -49,6 +49,20 @@ pub enum RouteEnd {
         path: u16,
         at: End,
     },
+}
+
+/// Align `timer` with `deadline` (None: cancel); when it needs an event, schedule `event(generation)`
+/// (never in the past). Shared by flow and tunnel timers.
+#[inline]
+fn arm(queue: &mut EventQueue<Ev>, timer: &mut LazyTimer, deadline: Option<Time>, event: impl FnOnce(u32) -> Ev) {
+    match deadline {
+        Some(d) => {
+            if let Arm::Schedule { at, generation } = timer.set(d) {
+                queue.schedule(at.max(queue.now()), event(generation));
+            }
+        }
+        None => timer.cancel(),
+    }
 }
 
 /// Packet accounting for the conservation invariant: created = delivered + dropped + live.
@@ -322,16 +336,8 @@ impl Simulation {
 
     #[inline]
     fn arm(&mut self, f: usize, slot: usize, deadline: Option<Time>) {
-        let timer = &mut self.flows[f].timers[slot];
-        match deadline {
-            Some(d) => {
-                if let Arm::Schedule { at, generation } = timer.set(d) {
-                    let ep = (MAX_TIMER_SLOTS * f + slot) as u32;
-                    self.queue.schedule(at.max(self.queue.now()), Ev::Timer { ep, generation });
-                }
-            }
-            None => timer.cancel(),
-        }
+        let ep = (MAX_TIMER_SLOTS * f + slot) as u32;
+        arm(&mut self.queue, &mut self.flows[f].timers[slot], deadline, |generation| Ev::Timer { ep, generation });
     }
 
     fn on_timer(&mut self, now: Time, ep: u32, generation: u32) {

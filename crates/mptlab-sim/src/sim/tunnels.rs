@@ -9,14 +9,14 @@
 //! charged to its flow like any other.
 
 use super::results::Columns;
-use super::{Ev, Simulation};
+use super::{arm, Ev, Simulation};
 use crate::metrics::{IntervalBins, Trace};
 use crate::net::{Packet, QueueLimit};
 use crate::results::{TunnelBufferSummary, TunnelEgressSummary, TunnelPathSummary, TunnelSummary};
 use crate::transport::endpoint::End;
 use crate::transport::tunnel::{Tunnel, TunnelKind, MAX_TUNNEL_SLOTS};
 use mptlab_engine::time::as_secs_f64;
-use mptlab_engine::timer::{Arm, Fired};
+use mptlab_engine::timer::Fired;
 use mptlab_engine::{Handle, LazyTimer, Time};
 
 /// A tunnel at run time.
@@ -70,9 +70,7 @@ impl Simulation {
         let inner = if at == End::Receiver { self.bodies.decapsulate(h) } else { None };
         let rt = &mut self.tunnels[t];
         let before = rt.tunnel.path_inner_bytes[path];
-        let mut out = std::mem::take(&mut self.tunnel_out);
-        rt.tunnel.on_packet(now, at, path, &p, inner, &mut out);
-        self.tunnel_out = out;
+        rt.tunnel.on_packet(now, at, path, &p, inner, &mut self.tunnel_out);
         // Inner bytes that arrived: the DCCP packet's, or the records a TCP segment completed.
         let arrived = rt.tunnel.path_inner_bytes[path] - before;
         if at == End::Receiver {
@@ -107,16 +105,8 @@ impl Simulation {
         let mut deadlines = std::mem::take(&mut self.tunnel_deadlines);
         self.tunnels[t].tunnel.deadlines(&mut deadlines);
         for &(slot, d) in &deadlines {
-            let timer = &mut self.tunnels[t].timers[slot];
-            match d {
-                Some(d) => {
-                    if let Arm::Schedule { at, generation } = timer.set(d) {
-                        let ep = (MAX_TUNNEL_SLOTS * t + slot) as u32;
-                        self.queue.schedule(at.max(self.queue.now()), Ev::TunnelTimer { ep, generation });
-                    }
-                }
-                None => timer.cancel(),
-            }
+            let ep = (MAX_TUNNEL_SLOTS * t + slot) as u32;
+            arm(&mut self.queue, &mut self.tunnels[t].timers[slot], d, |generation| Ev::TunnelTimer { ep, generation });
         }
         deadlines.clear();
         self.tunnel_deadlines = deadlines;
@@ -136,9 +126,7 @@ impl Simulation {
             Fired::Stale => {}
             Fired::Rearm { at, generation } => self.queue.schedule(at, Ev::TunnelTimer { ep, generation }),
             Fired::Expired => {
-                let mut out = std::mem::take(&mut self.tunnel_out);
-                self.tunnels[t].tunnel.on_timeout(now, slot, &mut out);
-                self.tunnel_out = out;
+                self.tunnels[t].tunnel.on_timeout(now, slot, &mut self.tunnel_out);
                 self.flush_tunnel(now, t);
             }
         }

@@ -106,8 +106,8 @@ def render(case: Case, base: str, seeds: int, use_block: bool = False) -> str:
              f'name = "{case.name}"', f'description = "{case.description}"', f"base = {q(base)}", f"seeds = {seeds}", "", "[set]"]
     lines += [f'"{k}" = {v}' for k, v in case.fixed]
     if use_block:  # the block's link lists are fixed; its three axes go in the zip below
-        # The block's required keys get placeholders here (the plan's fixed part must be valid
-        # alone); every point's zip entry overrides them.
+        # A plan's [set] must be a valid scenario on its own, so the block's required keys get
+        # the base network's values (40 ms, share 0.5) here; every point's zip entry sets its own.
         lines += ['"rtt_split.server_links" = ["wan"]', '"rtt_split.tunnel_links" = [["proxy_ap"], ["proxy_cell"]]',
                   '"rtt_split.e2e_rtt" = "40ms"', '"rtt_split.tunnel_share" = 0.5']
     if case.axes:

@@ -40,7 +40,7 @@ use crate::sched::{AnyScheduler, ConnView};
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{End, Transmit};
 use crate::transport::multipath::{MultipathCore, MultipathPath, PathPrefs, Placement, Shortcut};
-use crate::transport::reorder::{Arrival, Reorderer, Reordering};
+use crate::transport::reorder::{Arrival, Release, Reorderer, Reordering};
 use crate::transport::segment::{TcpHeader, TCP_HEADER_BYTES};
 use mptlab_engine::{Handle, Time};
 use std::collections::VecDeque;
@@ -83,7 +83,7 @@ pub struct Tunnel {
     /// Inner packets held by the reordering stage, by global sequence number from `held_base`.
     held: VecDeque<Option<Handle>>,
     held_base: u64,
-    released_scratch: Vec<(u64, crate::transport::reorder::Release)>,
+    released_scratch: Vec<(u64, Release)>,
     records_scratch: Vec<Record>,
     /// Per path: inner bytes that arrived at the egress (the path's share of the traffic).
     pub path_inner_bytes: Vec<u64>,
@@ -305,20 +305,10 @@ impl Tunnel {
         let late_dropped = self.reorder.stats().late_dropped;
         let mut rel = std::mem::take(&mut self.released_scratch);
         self.reorder.on_arrival(now, a, &mut rel);
-        let mut out_now = false;
-        for &(s, _) in &rel {
-            let h = if s == seq {
-                out_now = true;
-                inner
-            } else {
-                self.take_held(s)
-            };
-            self.egress.released += 1;
-            out.released.push(h);
-        }
+        let arriving_out = self.emit(&rel, Some((seq, inner)), out);
         rel.clear();
         self.released_scratch = rel;
-        if !out_now {
+        if !arriving_out {
             if self.reorder.stats().late_dropped > late_dropped {
                 out.dropped.push(inner);
             } else {
@@ -326,6 +316,25 @@ impl Tunnel {
             }
         }
         self.trim_held();
+    }
+
+    /// Hand the packets of the numbers the reordering stage released to `out`: the `arriving`
+    /// one (number, handle) directly, the others from the held ones. Returns whether the
+    /// arriving one was among them.
+    fn emit(&mut self, rel: &[(u64, Release)], arriving: Option<(u64, Handle)>, out: &mut TunnelOutput) -> bool {
+        let mut arriving_out = false;
+        for &(s, _) in rel {
+            let h = match arriving {
+                Some((seq, h)) if seq == s => {
+                    arriving_out = true;
+                    h
+                }
+                _ => self.take_held(s),
+            };
+            self.egress.released += 1;
+            out.released.push(h);
+        }
+        arriving_out
     }
 
     /// Keep inner packet `h` (global number `seq`) until the reordering stage releases it.
@@ -364,11 +373,7 @@ impl Tunnel {
         if slot == SLOTS_PER_TUNNEL_PATH * n {
             let mut rel = std::mem::take(&mut self.released_scratch);
             self.reorder.on_timeout(now, &mut rel);
-            for &(s, _) in &rel {
-                let h = self.take_held(s);
-                self.egress.released += 1;
-                out.released.push(h);
-            }
+            self.emit(&rel, None, out);
             rel.clear();
             self.released_scratch = rel;
             self.trim_held();
