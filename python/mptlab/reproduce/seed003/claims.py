@@ -20,8 +20,8 @@ Tests (each names its numbers in `detail`; thresholds are ours, the paper gives 
   judged on the DCCP sibling (CCID5 for BBR, CCID2 for NewReno; the paper: "CCID2 and CCID5 are
   implementations of NewReno and BBR", sec. 4.1), saying so, and a claim with no sibling is
   NOT COMPARABLE (TCP_ONLY).
-- Fig. 2's TCP bars are BBR over BBR on TCP tunnels (A23, chosen before these runs); BBR over
-  CCID5 is judged too, as extra rows (`fig2_e2e_tcp_*_proxy_ccid5`).
+- Fig. 2's TCP bars are BBR over BBR on TCP tunnels (A23's recommendation, adopted after BBR over
+  CCID5 had run; docs/reproductions.md says so); BBR over CCID5 is judged too, as extra rows (`fig2_e2e_tcp_*_proxy_ccid5`).
 - Sec. 5.2's margin rows (A19): Cubic over BBR / BBRv2 TCP tunnels, CPF, the 15 Fig. 10
   scenarios, ratios of means over the scenarios; HOLDS within MARGIN_TOL (10 percentage points)
   of the published percentage.
