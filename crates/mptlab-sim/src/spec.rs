@@ -10,7 +10,7 @@
 /// their controllers, schedulers and paths) and the applications'.
 pub use crate::apps::AppSpec;
 pub use crate::net::capacity::CapacitySpec;
-pub use crate::net::config::{LinkId, LinkSpec, LossSpec, NodeId, QueueLimit, QueueSpec};
+pub use crate::net::config::{LinkId, LinkSpec, LossSpec, NodeId, QueueLimit, QueueSpec, WifiPhy, WifiPort, WifiSpec};
 pub use crate::transport::spec::{MptcpSpec, PathSpec, QuicSpec, TcpSpec, TransportSpec, UdpSpec};
 pub use crate::transport::tunnel::{TunnelPathSpec, TunnelSpec};
 use mptlab_engine::Time;
@@ -38,6 +38,8 @@ pub struct RunSpec {
     pub events: Vec<LinkEvent>,
     /// Multipath tunnels (`[tunnels.<name>]`); flows enter one through `FlowSpec::tunnel`.
     pub tunnels: Vec<TunnelSpec>,
+    /// 802.11 DCF channels; their link directions carry `LinkSpec::wifi`.
+    pub wifi: Vec<WifiSpec>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -51,6 +53,8 @@ pub struct NodeSpec {
 pub enum NodeKind {
     Host,
     Router,
+    /// A Wi-Fi station (`[wifi.<name>]`): sends, receives and forwards.
+    Station,
 }
 
 #[derive(Clone, Debug, Serialize)]

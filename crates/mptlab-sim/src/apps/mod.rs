@@ -33,8 +33,9 @@ pub enum AppSpec {
     /// datagram of the transport's payload size.
     Cbr { rate_bps: u64, write_size: u32 },
     /// Messages of `message_size` bytes with exponential inter-arrival times of mean
-    /// message_size*8/rate.
-    Poisson { rate_bps: u64, message_size: u32 },
+    /// message_size*8/rate; with `count`, the source stops after that many messages and the
+    /// flow's completion time is when the receiver holds all of them.
+    Poisson { rate_bps: u64, message_size: u32, count: Option<u64> },
     /// Transfer `size` bytes once, then finish; records completion time.
     File { size: u64 },
     /// UDP: one datagram of `datagram` payload bytes every wire-size·8/rate seconds until the
@@ -58,7 +59,7 @@ impl AppSpec {
 pub enum App {
     Bulk,
     Cbr { gap: Time, write: u64 },
-    Poisson { mean_gap: f64, write: u64, rng: RngStream },
+    Poisson { mean_gap: f64, write: u64, rng: RngStream, left: Option<u64>, total: Option<u64> },
     File { size: u64 },
     PacedFile { gap: Time, write: u64, size: u64 },
 }
@@ -81,9 +82,10 @@ impl App {
                 let unit = unit_bytes.unwrap_or(write_size as u64);
                 App::Cbr { gap: gap_for(rate_bps, unit).max(1), write: write_size as u64 }
             }
-            AppSpec::Poisson { rate_bps, message_size } => {
+            AppSpec::Poisson { rate_bps, message_size, count } => {
                 let unit = unit_bytes.unwrap_or(message_size as u64);
-                App::Poisson { mean_gap: gap_for(rate_bps, unit) as f64, write: message_size as u64, rng }
+                let total = count.map(|n| n * message_size as u64);
+                App::Poisson { mean_gap: gap_for(rate_bps, unit) as f64, write: message_size as u64, rng, left: count, total }
             }
             AppSpec::File { size } => App::File { size },
             AppSpec::PacedFile { size, rate_bps, datagram } => {
@@ -106,7 +108,16 @@ impl App {
     pub fn tick(&mut self, now: Time) -> Tick {
         match self {
             App::Cbr { gap, write } | App::PacedFile { gap, write, .. } => Tick { bytes: *write, next: Some(now + *gap) },
-            App::Poisson { mean_gap, write, rng } => {
+            App::Poisson { mean_gap, write, rng, left, .. } => {
+                if let Some(n) = left {
+                    if *n == 0 {
+                        return Tick::default();
+                    }
+                    *n -= 1;
+                    if *n == 0 {
+                        return Tick { bytes: *write, next: None };
+                    }
+                }
                 let gap = rng.exponential(*mean_gap).round().max(1.0) as Time;
                 Tick { bytes: *write, next: Some(now + gap) }
             }
@@ -118,9 +129,16 @@ impl App {
         matches!(self, App::Bulk)
     }
 
+    /// A file transfer (paced or not): everything is written at the start or at a fixed pace.
+    pub fn is_file(&self) -> bool {
+        matches!(self, App::File { .. } | App::PacedFile { .. })
+    }
+
+    /// Bytes after which the flow is complete: a file's size, or a counted Poisson source's total.
     pub fn file_size(&self) -> Option<u64> {
         match self {
             App::File { size } | App::PacedFile { size, .. } => Some(*size),
+            App::Poisson { total, .. } => *total,
             _ => None,
         }
     }
@@ -145,13 +163,25 @@ mod tests {
 
     #[test]
     fn poisson_mean_gap_matches_rate() {
-        let mut a = App::new(&AppSpec::Poisson { rate_bps: 8_000_000, message_size: 1000 }, None, rng());
+        let mut a = App::new(&AppSpec::Poisson { rate_bps: 8_000_000, message_size: 1000, count: None }, None, rng());
         let (mut t, n) = (0, 100_000);
         for _ in 0..n {
             t = a.tick(t).next.unwrap();
         }
         let mean = t as f64 / n as f64;
         assert!((mean - 1000.0 * MICROSECOND as f64).abs() < 0.02 * 1000.0 * MICROSECOND as f64, "{mean}");
+    }
+
+    #[test]
+    fn poisson_with_a_count_stops_after_it() {
+        let mut a = App::new(&AppSpec::Poisson { rate_bps: 80_000, message_size: 1000, count: Some(3) }, None, rng());
+        assert_eq!(a.file_size(), Some(3000));
+        let first = a.first(0);
+        assert_eq!(first.bytes, 1000);
+        let second = a.tick(first.next.unwrap());
+        assert_eq!(second.bytes, 1000);
+        let third = a.tick(second.next.unwrap());
+        assert_eq!(third, Tick { bytes: 1000, next: None });
     }
 
     #[test]

@@ -13,11 +13,15 @@ use super::capacity::CapacityProcess;
 use super::config::LinkSpec;
 use super::link::{Arrival, Enqueued, Link, LinkCounters};
 use super::packet::Proto;
+use super::wifi::{MacCounters, WifiDirection};
 use crate::metrics::{LinkGroups, QueueStats, WireMeter};
 use mptlab_engine::{Handle, RngStream, Time};
 
 pub enum Hop {
     PointToPoint(Link),
+    /// A direction of a Wi-Fi channel: accounting only; the simulation hands its packets to the
+    /// channel's medium (`sim/wifi.rs`), so the packet-path methods below are never called on it.
+    Wifi(Box<WifiDirection>),
 }
 
 impl Hop {
@@ -32,6 +36,24 @@ impl Hop {
     pub fn as_link(&self) -> Option<&Link> {
         match self {
             Hop::PointToPoint(l) => Some(l),
+            Hop::Wifi(_) => None,
+        }
+    }
+
+    /// The Wi-Fi direction, when the hop is one.
+    #[inline]
+    pub fn as_wifi_mut(&mut self) -> Option<&mut WifiDirection> {
+        match self {
+            Hop::Wifi(w) => Some(w),
+            Hop::PointToPoint(_) => None,
+        }
+    }
+
+    /// MAC transmission counters of a Wi-Fi direction.
+    pub fn mac(&self) -> Option<&MacCounters> {
+        match self {
+            Hop::Wifi(w) => Some(&w.mac),
+            Hop::PointToPoint(_) => None,
         }
     }
 
@@ -41,6 +63,7 @@ impl Hop {
     pub fn enqueue(&mut self, now: Time, handle: Handle, size: u32, proto: Proto, group: u16) -> Enqueued {
         match self {
             Hop::PointToPoint(l) => l.enqueue(now, handle, size, proto, group),
+            Hop::Wifi(_) => unreachable!("Wi-Fi packets go to the channel's medium"),
         }
     }
 
@@ -50,6 +73,7 @@ impl Hop {
     pub fn pop_arrival(&mut self, now: Time, group_of: impl Fn(Handle) -> u16) -> Option<Arrival> {
         match self {
             Hop::PointToPoint(l) => l.pop_arrival(now, group_of),
+            Hop::Wifi(_) => None,
         }
     }
 
@@ -59,6 +83,7 @@ impl Hop {
     pub fn on_tx_event(&mut self, now: Time, dropped: &mut Vec<(Handle, u32)>, class_of: impl Fn(Handle) -> (Proto, u16)) -> Enqueued {
         match self {
             Hop::PointToPoint(l) => l.on_tx_event(now, dropped, class_of),
+            Hop::Wifi(_) => Enqueued::default(),
         }
     }
 
@@ -66,6 +91,7 @@ impl Hop {
     pub fn backlog(&mut self, now: Time) -> (u64, u64) {
         match self {
             Hop::PointToPoint(l) => l.backlog(now),
+            Hop::Wifi(_) => (0, 0),
         }
     }
 
@@ -73,12 +99,14 @@ impl Hop {
     pub fn packets_inside(&self) -> usize {
         match self {
             Hop::PointToPoint(l) => l.packets_inside(),
+            Hop::Wifi(w) => w.packets_inside(),
         }
     }
 
     pub fn counters(&self) -> &LinkCounters {
         match self {
             Hop::PointToPoint(l) => &l.counters,
+            Hop::Wifi(w) => &w.counters,
         }
     }
 
@@ -86,6 +114,7 @@ impl Hop {
     pub fn groups(&self) -> Option<&LinkGroups> {
         match self {
             Hop::PointToPoint(l) => l.groups.as_deref(),
+            Hop::Wifi(_) => None,
         }
     }
 
@@ -93,12 +122,14 @@ impl Hop {
     pub fn wire(&self) -> &WireMeter {
         match self {
             Hop::PointToPoint(l) => &l.wire,
+            Hop::Wifi(w) => &w.wire,
         }
     }
 
     pub fn stats(&self) -> &QueueStats {
         match self {
             Hop::PointToPoint(l) => &l.stats,
+            Hop::Wifi(w) => &w.stats,
         }
     }
 
@@ -106,6 +137,7 @@ impl Hop {
     pub fn rate_bps(&self) -> u64 {
         match self {
             Hop::PointToPoint(l) => l.rate_bps(),
+            Hop::Wifi(w) => w.rate_bps(),
         }
     }
 
@@ -113,18 +145,21 @@ impl Hop {
     pub fn mean_rate_bps(&self, end: Time) -> f64 {
         match self {
             Hop::PointToPoint(l) => l.mean_rate_bps(end),
+            Hop::Wifi(w) => w.rate_bps() as f64,
         }
     }
 
     pub fn is_up(&self) -> bool {
         match self {
             Hop::PointToPoint(l) => l.is_up(),
+            Hop::Wifi(_) => true,
         }
     }
 
     pub fn set_rate(&mut self, now: Time, rate_bps: u64) {
         match self {
             Hop::PointToPoint(l) => l.set_rate(now, rate_bps),
+            Hop::Wifi(_) => {}
         }
     }
 
@@ -133,18 +168,21 @@ impl Hop {
     pub fn set_up(&mut self, now: Time, up: bool, class_of: impl Fn(Handle) -> (Proto, u16)) -> Option<Time> {
         match self {
             Hop::PointToPoint(l) => l.set_up(now, up, class_of),
+            Hop::Wifi(_) => None,
         }
     }
 
     pub fn attach_capacity(&mut self, process: CapacityProcess) -> Option<Time> {
         match self {
             Hop::PointToPoint(l) => l.attach_capacity(process),
+            Hop::Wifi(_) => None,
         }
     }
 
     pub fn on_capacity_step(&mut self, now: Time) -> Option<Time> {
         match self {
             Hop::PointToPoint(l) => l.on_capacity_step(now),
+            Hop::Wifi(_) => None,
         }
     }
 }
@@ -157,7 +195,7 @@ mod tests {
     use mptlab_engine::StreamId;
 
     fn spec(queue: QueueSpec) -> LinkSpec {
-        LinkSpec { name: "l".into(), from: 0, to: 1, rate_bps: 12_000_000, delay: 10 * MS, queue, loss: LossSpec::None, capacity: None }
+        LinkSpec { name: "l".into(), from: 0, to: 1, rate_bps: 12_000_000, delay: 10 * MS, queue, loss: LossSpec::None, capacity: None, wifi: None }
     }
 
     fn hop(queue: QueueSpec) -> Hop {

@@ -18,13 +18,15 @@ pub mod queue;
 pub mod rate_meter;
 pub mod routes;
 pub mod transmitter;
+pub mod wifi;
 
 /// The CoDel discipline under its old path.
 pub use queue::codel;
 
 pub use body::BodyTable;
 pub use capacity::{CapacityProcess, CapacitySpec};
-pub use config::{LinkId, LinkSpec, LossSpec, NodeId, QueueLimit, QueueSpec};
+pub use config::{LinkId, LinkSpec, LossSpec, NodeId, QueueLimit, QueueSpec, WifiPhy, WifiPort, WifiSpec};
+pub use wifi::{MacCounters, WifiDirection};
 pub use hop::Hop;
 pub use link::{Arrival, Enqueued, Link, LinkCounters};
 pub use packet::{Packet, Proto};

@@ -39,6 +39,9 @@ pub struct LinkSummary {
     /// Per flow group (scenario flow entry) that offered packets to the link; null on an
     /// undetailed link.
     pub by_group: Option<BTreeMap<String, LinkGroupSummary>>,
+    /// MAC transmissions of a Wi-Fi direction (absent on point-to-point links).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mac: Option<super::LinkMacSummary>,
 }
 
 /// One flow group on one link direction (`links[].by_group.<group>`).

@@ -17,6 +17,7 @@ pub mod link;
 pub mod protocol;
 pub mod run;
 pub mod tunnel;
+pub mod wifi;
 
 pub use crate::metrics::report::{JitterSummary, Quantiles};
 pub use crate::transport::part::{PathDetail, PathMeasures, PathState, PathSummary, RetransmitTotals, TransportPart};
@@ -26,4 +27,5 @@ pub use group::GroupSummary;
 pub use link::{LinkGroupSummary, LinkProtocolSummary, LinkSummary};
 pub use protocol::ProtocolSummary;
 pub use run::RunSummary;
+pub use wifi::{LinkMacSummary, StationSummary, WifiSummary};
 pub use tunnel::{TunnelBufferSummary, TunnelEgressSummary, TunnelPathSummary, TunnelSummary};

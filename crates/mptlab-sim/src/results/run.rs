@@ -2,7 +2,7 @@
 //! definitions) and every block. Serialized through `serde_json::Value`, whose maps are
 //! ordered, so summary.json's keys are sorted and the file is byte-identical across runs.
 
-use super::{EngineSummary, FlowSummary, GroupSummary, LinkSummary, ProtocolSummary, TunnelSummary};
+use super::{EngineSummary, FlowSummary, GroupSummary, LinkSummary, ProtocolSummary, TunnelSummary, WifiSummary};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -26,6 +26,9 @@ pub struct RunSummary<'a> {
     /// Multipath tunnels (absent when the run has none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tunnels: Vec<TunnelSummary>,
+    /// Wi-Fi channels (absent when the run has none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wifi: Vec<WifiSummary>,
 }
 
 impl RunSummary<'_> {

@@ -205,6 +205,12 @@ pub fn resolve(s: &Scenario, topo: &Topology) -> Result<Vec<LinkEvent>> {
             }
             ScenarioError::new(join(&key, "link"), reason).with_choices(s.links.keys())
         })?;
+        if let Some(&l) = dirs.iter().find(|&&l| topo.dirs[l as usize].wifi.is_some()) {
+            return fail(
+                join(&key, "link"),
+                format!("`{}` is a Wi-Fi direction; link events apply to point-to-point links only", topo.dirs[l as usize].name),
+            );
+        }
         let action = match e.action {
             EventAction::Down => LinkAction::Down,
             EventAction::Up => LinkAction::Up,

@@ -69,6 +69,7 @@ pub fn links(topo: &Topology, flows: &[FlowSpec], tunnel_routes: &[(&[LinkId], &
                 queue,
                 loss,
                 capacity: events::capacity_spec(p.capacity.as_ref()),
+                wifi: dir.wifi,
             })
         })
         .collect()

@@ -30,6 +30,7 @@ mod routes;
 mod rtt_split;
 mod topology;
 mod tunnels;
+mod wifi;
 mod units;
 
 #[cfg(test)]

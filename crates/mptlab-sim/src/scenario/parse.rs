@@ -11,7 +11,7 @@ use super::reader::{self as r, check_name, kinded, named_tables, Tbl};
 use std::collections::BTreeMap;
 use toml::{Table, Value};
 
-const TOP: &[&str] = &["run", "metrics", "nodes", "groups", "links", "flows", "events", "tunnels", "rtt_split"];
+const TOP: &[&str] = &["run", "metrics", "nodes", "groups", "links", "flows", "events", "tunnels", "rtt_split", "wifi"];
 const RUN: &[&str] = &["duration", "seed"];
 const METRICS: &[&str] = &["interval", "trace_interval", "jain_groups", "detail_flows", "detail_links", "jitter"];
 const NODES: &[&str] = &["hosts", "routers"];
@@ -41,10 +41,11 @@ pub fn scenario(root: &Table) -> Result<Scenario> {
     let events = t.or("events", Vec::new(), events::events)?;
     let tunnels = t.or("tunnels", BTreeMap::new(), |k, v| each(k, v, super::tunnels::tunnel))?;
     let rtt_split = t.opt("rtt_split", super::rtt_split::parse)?;
+    let wifi = t.or("wifi", BTreeMap::new(), |k, v| each(k, v, super::wifi::wifi))?;
     if flows.is_empty() {
         return fail("flows", "at least one flow entry is required, e.g. [flows.bulk]");
     }
-    Ok(Scenario { run, metrics, nodes, groups, links, flows, events, tunnels, rtt_split })
+    Ok(Scenario { run, metrics, nodes, groups, links, flows, events, tunnels, rtt_split, wifi })
 }
 
 /// Parse every `[section.name]` sub-table with `f(key, value)`.

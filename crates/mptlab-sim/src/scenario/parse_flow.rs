@@ -58,7 +58,7 @@ const TCP: &[&str] = &[
 const DELAYED_ACK: &[&str] = &["enabled", "every", "timeout"];
 /// Application kinds with their keys besides `kind`.
 pub const APP_KINDS: &[(&str, &[&str])] =
-    &[("bulk", &[]), ("cbr", &["rate", "write_size"]), ("poisson", &["rate", "message_size"]), ("file", &["size", "rate"])];
+    &[("bulk", &[]), ("cbr", &["rate", "write_size"]), ("poisson", &["rate", "message_size", "count"]), ("file", &["size", "rate"])];
 
 pub fn flow(key: &str, v: &Value) -> Result<Flow> {
     let t = Tbl::new(key, v, FLOW)?;
@@ -405,7 +405,11 @@ fn app(key: &str, v: &Value, transport: &Transport) -> Result<App> {
                 write_size: if udp { None } else { Some(t.or("write_size", default_write, u32_size)?) },
             }
         }
-        "poisson" => App::Poisson { rate: t.must("rate", r::rate)?, message_size: t.or("message_size", default_write, u32_size)? },
+        "poisson" => App::Poisson {
+            rate: t.must("rate", r::rate)?,
+            message_size: t.or("message_size", default_write, u32_size)?,
+            count: t.opt("count", |k, v| r::int(k, v, 1, i64::MAX).map(|n| n as u64))?,
+        },
         _ => {
             let rate = t.opt("rate", r::rate)?;
             if rate.is_some() && !udp {

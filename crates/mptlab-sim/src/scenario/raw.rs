@@ -26,6 +26,32 @@ pub struct Scenario {
     /// `[tunnels.<name>]` (absent from the canonical form when there are none).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub tunnels: BTreeMap<String, Tunnel>,
+    /// `[wifi.<name>]` 802.11 DCF channels (`wifi.rs`; absent from the canonical form when none).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub wifi: BTreeMap<String, Wifi>,
+}
+
+/// An 802.11 DCF channel (`wifi.rs`, docs/wifi.md).
+#[derive(Clone, Debug, Serialize)]
+pub struct Wifi {
+    pub stations: Vec<String>,
+    pub positions: Vec<[f64; 2]>,
+    pub range: f64,
+    pub phy: String,
+    pub rules: String,
+    pub rts_cts: bool,
+    #[serde(serialize_with = "retry_limit")]
+    pub retry_limit: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_limit: Option<u64>,
+}
+
+/// `None` (never drop) reads back as "none".
+fn retry_limit<S: serde::Serializer>(v: &Option<u32>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match v {
+        Some(n) => s.serialize_u32(*n),
+        None => s.serialize_str("none"),
+    }
 }
 
 /// `[rtt_split]` (`rtt_split.rs`).
@@ -286,6 +312,9 @@ pub enum App {
     Poisson {
         rate: Rate,
         message_size: Size,
+        /// Stop after this many messages.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        count: Option<u64>,
     },
     /// `rate`: udp only, a paced transfer (`apps`).
     File {

@@ -29,16 +29,16 @@ pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
     let jain_groups = jain_groups(s, &flows)?;
     let events = events::resolve(s, &topo)?;
     let metrics = detail::metrics_spec(s, &topo, &flows)?;
-    Ok(RunSpec { seed: s.run.seed, duration: s.run.duration.0, nodes: topo.nodes, links, flows, metrics, jain_groups, events, tunnels })
+    Ok(RunSpec { seed: s.run.seed, duration: s.run.duration.0, nodes: topo.nodes, links, flows, metrics, jain_groups, events, tunnels, wifi: topo.wifi })
 }
 
-/// The nodes a flow endpoint stands for: one host, or every member of a host group.
+/// The nodes a flow endpoint stands for: one host or Wi-Fi station, or every member of a host group.
 fn endpoint(topo: &Topology, key: &str, name: &str) -> Result<Vec<NodeId>> {
     if let Some(&(first, count)) = topo.groups.get(name) {
         return Ok((first..first + count as NodeId).collect());
     }
     match topo.by_name.get(name) {
-        Some(&id) if topo.is_host(id) => Ok(vec![id]),
+        Some(&id) if topo.is_endpoint(id) => Ok(vec![id]),
         Some(_) => Err(ScenarioError::new(key, format!("`{name}` is a router; flows run between hosts (routers only forward)"))
             .with_choices(topo.endpoint_names())),
         None => Err(ScenarioError::new(key, format!("unknown host or group `{name}`")).with_choices(topo.endpoint_names())),
@@ -389,7 +389,7 @@ fn app(a: &App, t: &Transport) -> AppSpec {
             };
             AppSpec::Cbr { rate_bps: rate.0, write_size: write_size as u32 }
         }
-        App::Poisson { rate, message_size } => AppSpec::Poisson { rate_bps: rate.0, message_size: message_size.0 as u32 },
+        App::Poisson { rate, message_size, count } => AppSpec::Poisson { rate_bps: rate.0, message_size: message_size.0 as u32, count: *count },
         App::File { size, rate: None } => AppSpec::File { size: size.0 },
         App::File { size, rate: Some(rate) } => {
             let payload = match t {

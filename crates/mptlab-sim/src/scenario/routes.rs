@@ -1,6 +1,6 @@
 //! Routes: shortest paths by total propagation delay (Dijkstra), ties broken by fewer hops and
 //! then by the lexicographically smaller sequence of link ids, so the choice is deterministic.
-//! Hosts never forward: only routers appear inside a route.
+//! Hosts never forward: only routers and Wi-Fi stations appear inside a route.
 //!
 //! Because hosts are only ever route ends, a search runs over routers alone: from the source
 //! host into the router graph, and the route to a destination host is the best router label
@@ -106,6 +106,10 @@ impl<'a> Router<'a> {
     fn search(&self, root: NodeId) -> Vec<Option<Label>> {
         let mut s = Search { best: vec![None; self.routers], done: vec![false; self.routers], heap: BinaryHeap::new() };
         let start: Label = (0, 0, Vec::new());
+        // A Wi-Fi station roots a search from inside the forwarding graph: never re-enter it.
+        if let Some(&i) = self.slot.get(root as usize).filter(|&&i| i != NOT_A_ROUTER) {
+            s.done[i as usize] = true;
+        }
         for &e in &self.to_routers[root as usize] {
             self.relax(&mut s, &start, e);
         }
@@ -181,7 +185,7 @@ pub fn explicit(topo: &Topology, key: &str, names: &[String], src: NodeId, dst: 
             _ => {
                 let id = topo.node(&k, name)?;
                 if topo.is_host(id) {
-                    return fail(k, format!("`{name}` is a host; hosts do not forward, only routers can be inside a path"));
+                    return fail(k, format!("`{name}` is a host; hosts do not forward, only routers and Wi-Fi stations can be inside a path"));
                 }
                 id
             }

@@ -5,7 +5,7 @@
 
 use super::errors::{fail, index, join, Result, ScenarioError};
 use super::raw::{Direction, Scenario};
-use crate::spec::{LinkId, NodeId, NodeKind, NodeSpec};
+use crate::spec::{LinkId, NodeId, NodeKind, NodeSpec, WifiPort, WifiSpec};
 use std::collections::{BTreeMap, HashMap};
 
 /// One link direction before queue limits are resolved.
@@ -16,6 +16,8 @@ pub struct Dir {
     pub params: Direction,
     /// Key path of the scenario entry it came from, for errors (`links.x` or `groups.g.link`).
     pub origin: String,
+    /// A direction of a Wi-Fi channel.
+    pub wifi: Option<WifiPort>,
 }
 
 pub struct Topology {
@@ -28,11 +30,13 @@ pub struct Topology {
     /// Outgoing and incoming link directions of each node, in id order.
     pub out: Vec<Vec<LinkId>>,
     pub inc: Vec<Vec<LinkId>>,
+    /// Wi-Fi channels in name order (`wifi.rs`).
+    pub wifi: Vec<WifiSpec>,
 }
 
 impl Topology {
     pub fn build(s: &Scenario) -> Result<Self> {
-        let mut t = Topology { nodes: vec![], by_name: HashMap::new(), groups: BTreeMap::new(), dirs: vec![], out: vec![], inc: vec![] };
+        let mut t = Topology { nodes: vec![], by_name: HashMap::new(), groups: BTreeMap::new(), dirs: vec![], out: vec![], inc: vec![], wifi: vec![] };
         for (list, kind, key) in [(&s.nodes.hosts, NodeKind::Host, "nodes.hosts"), (&s.nodes.routers, NodeKind::Router, "nodes.routers")] {
             for (i, name) in list.iter().enumerate() {
                 t.check_unique(&index(key, i), name)?;
@@ -46,6 +50,16 @@ impl Topology {
                 t.add_node(format!("{gname}#{i}"), NodeKind::Host);
             }
             t.groups.insert(gname.clone(), (first, g.count));
+        }
+        for (cname, w) in &s.wifi {
+            let key = join(&super::wifi::key(cname), "stations");
+            let mut ids = Vec::with_capacity(w.stations.len());
+            for (i, name) in w.stations.iter().enumerate() {
+                t.check_unique(&index(&key, i), name)?;
+                ids.push(t.nodes.len() as NodeId);
+                t.add_node(name.clone(), NodeKind::Station);
+            }
+            t.wifi.push(super::wifi::spec(cname, w, ids));
         }
         for (lname, l) in &s.links {
             let key = join("links", lname);
@@ -71,6 +85,25 @@ impl Topology {
                 t.add_duplex(name, member, to, &link.fwd, &link.reverse, key.clone());
             }
         }
+        // Wi-Fi directions last, so that user links keep their ids.
+        for (c, (cname, w)) in s.wifi.iter().enumerate() {
+            let params = w.direction();
+            let key = super::wifi::key(cname);
+            let stations = t.wifi[c].stations.clone();
+            for (i, &a) in stations.iter().enumerate() {
+                for (j, &b) in stations.iter().enumerate() {
+                    if i == j || !t.wifi[c].in_range(i, j) {
+                        continue;
+                    }
+                    let id = t.dirs.len() as LinkId;
+                    t.out[a as usize].push(id);
+                    t.inc[b as usize].push(id);
+                    let name = format!("{cname}:{}>{}", t.nodes[a as usize].name, t.nodes[b as usize].name);
+                    let wifi = Some(WifiPort { channel: c as u16, src: i as u16, dst: j as u16 });
+                    t.dirs.push(Dir { name, from: a, to: b, params: params.clone(), origin: key.clone(), wifi });
+                }
+            }
+        }
         Ok(t)
     }
 
@@ -86,7 +119,7 @@ impl Topology {
             let id = self.dirs.len() as LinkId;
             self.out[from as usize].push(id);
             self.inc[to as usize].push(id);
-            self.dirs.push(Dir { name, from, to, params: params.clone(), origin: origin.clone() });
+            self.dirs.push(Dir { name, from, to, params: params.clone(), origin: origin.clone(), wifi: None });
         }
     }
 
@@ -95,6 +128,7 @@ impl Topology {
             let kind = match self.nodes[id as usize].kind {
                 NodeKind::Host => "host",
                 NodeKind::Router => "router",
+                NodeKind::Station => "Wi-Fi station",
             };
             return fail(key, format!("duplicate node name `{name}`: already a {kind}"));
         }
@@ -109,10 +143,10 @@ impl Topology {
         self.nodes.iter().filter(|n| !n.name.contains('#')).map(|n| n.name.clone()).collect()
     }
 
-    /// Hosts and groups: the valid endpoints of a flow.
+    /// Hosts, Wi-Fi stations and groups: the valid endpoints of a flow.
     pub fn endpoint_names(&self) -> Vec<String> {
         let mut v: Vec<String> =
-            self.nodes.iter().filter(|n| n.kind == NodeKind::Host && !n.name.contains('#')).map(|n| n.name.clone()).collect();
+            self.nodes.iter().filter(|n| n.kind != NodeKind::Router && !n.name.contains('#')).map(|n| n.name.clone()).collect();
         v.extend(self.groups.keys().cloned());
         v
     }
@@ -132,8 +166,14 @@ impl Topology {
         Err(ScenarioError::new(key, reason).with_choices(self.node_names()))
     }
 
+    /// A host: an endpoint that never forwards.
     pub fn is_host(&self, id: NodeId) -> bool {
         self.nodes[id as usize].kind == NodeKind::Host
+    }
+
+    /// A flow may start or end here (hosts and Wi-Fi stations).
+    pub fn is_endpoint(&self, id: NodeId) -> bool {
+        self.nodes[id as usize].kind != NodeKind::Router
     }
 
     pub fn name(&self, id: NodeId) -> &str {

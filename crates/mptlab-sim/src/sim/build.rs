@@ -8,7 +8,7 @@ use super::subflow_jitter::SubflowJitter;
 use super::{Ev, PacketCounts, RouteEnd, Simulation, TunnelRt};
 use crate::apps::App;
 use crate::metrics::{active_bins, RateMeter};
-use crate::net::{Hop, RouteTable};
+use crate::net::{Hop, RouteTable, WifiDirection};
 use crate::spec::RunSpec;
 use crate::transport::endpoint::{End, Outbox, SLOTS_PER_PATH};
 use crate::transport::tunnel::Tunnel;
@@ -54,6 +54,9 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         .iter()
         .enumerate()
         .map(|(i, l)| {
+            if let Some(port) = l.wifi {
+                return Hop::Wifi(Box::new(WifiDirection::new(port, l.rate_bps, interval, duration, m.link_detailed(i))));
+            }
             let rng = RngStream::new(spec.seed, StreamId::named(STREAM_LINK, &l.name));
             Hop::point_to_point(l, rng, interval, duration, m.link_detailed(i), group_names.len())
         })
@@ -120,7 +123,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
     let subflow_jitter =
         if m.link_jitter { SubflowJitter::new(&routes, route_ends.len(), |l| m.link_detailed(l)) } else { SubflowJitter::default() };
     // A binary heap for a few flows, a radix heap for thousands (same order: engine::queue).
-    let mut queue = EventQueue::for_entities(spec.flows.len() + spec.links.len());
+    let mut queue = EventQueue::for_entities(spec.flows.len() + spec.links.len() + spec.wifi.len());
     let sampled_flows: Vec<u32> = (0..spec.flows.len()).filter(|&f| m.flow_detailed(f)).map(|f| f as u32).collect();
     // Periodic sampling only feeds traces: a run that traces nothing has no sample events.
     if !sampled_flows.is_empty() || !tunnels.is_empty() || (0..spec.links.len()).any(|l| m.link_detailed(l)) {
@@ -134,6 +137,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             queue.schedule(stop, Ev::Stop(i as u32));
         }
     }
+    let channels = spec.wifi.iter().map(|w| super::wifi::Channel::new(w, spec.seed)).collect();
     let mut sim = Simulation {
         spec,
         queue,
@@ -153,6 +157,8 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         tunnels,
         tunnel_out: Default::default(),
         tunnel_deadlines: Vec::new(),
+        channels,
+        wifi_out: Vec::new(),
     };
     // Capacity models and scenario link events (link_events.rs).
     sim.schedule_link_events();

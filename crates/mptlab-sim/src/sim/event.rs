@@ -29,4 +29,9 @@ pub enum Ev {
     LinkEvent(u32),
     /// Link l's capacity model changes its rate (the next step).
     Capacity(u32),
+    /// Wi-Fi channel `channel`'s medium has an event due (lazily cancelled, `sim/wifi.rs`).
+    Wifi {
+        channel: u32,
+        generation: u32,
+    },
 }

@@ -16,6 +16,7 @@ pub mod results;
 mod results_paths;
 mod subflow_jitter;
 mod tunnels;
+mod wifi;
 
 pub use crate::transport::AnyEndpoint;
 pub use event::Ev;
@@ -103,6 +104,9 @@ pub struct Simulation {
     /// Reused buffers of the tunnels' drains.
     tunnel_out: crate::transport::tunnel::TunnelOutput,
     tunnel_deadlines: Vec<(usize, Option<Time>)>,
+    /// Wi-Fi channels, by index of `spec.wifi`, and the reused buffer of their media's outputs.
+    pub channels: Vec<wifi::Channel>,
+    wifi_out: Vec<crate::net::dcf::Output>,
 }
 
 impl Simulation {
@@ -158,6 +162,7 @@ impl Simulation {
             Ev::OpenPath(f, path) => self.on_open_path(now, f as usize, path as usize),
             Ev::LinkEvent(i) => self.on_link_event(now, i),
             Ev::Capacity(l) => self.on_capacity_step(now, l),
+            Ev::Wifi { channel, generation } => self.on_wifi(now, channel, generation),
         }
     }
 
@@ -177,6 +182,9 @@ impl Simulation {
         let (size, proto, group) = (p.size, p.proto, p.group);
         match self.routes.hop(p.route, p.hop) {
             Some(l) => {
+                if let Hop::Wifi(_) = self.hops[l as usize] {
+                    return self.wifi_offer(now, l, h, size);
+                }
                 let link = &mut self.hops[l as usize];
                 let r = link.enqueue(now, h, size, proto, group);
                 if r.dropped {
@@ -363,7 +371,7 @@ impl Simulation {
         let flow = &mut self.flows[f];
         let tick = flow.app.first(now);
         flow.backlog += tick.bytes;
-        let app = AppStart { bulk: flow.app.is_bulk(), bytes: flow.backlog, file: flow.app.file_size().is_some() };
+        let app = AppStart { bulk: flow.app.is_bulk(), bytes: flow.backlog, file: flow.app.is_file() };
         flow.backlog -= flow.endpoint.start(now, app, &mut self.outbox);
         self.flush(now, f);
         if let Some(t) = tick.next {

@@ -9,7 +9,7 @@ use crate::metrics::{active_bins, jain_index, LinkJitter, RateMeter, Stats, Trac
 use crate::net::Proto;
 use crate::results::{
     EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkGroupSummary, LinkProtocolSummary, LinkSummary, PathMeasures,
-    ProtocolSummary, Quantiles, RunSummary,
+    ProtocolSummary, Quantiles, RunSummary, LinkMacSummary,
 };
 use crate::spec::PathSpec;
 use crate::transport::endpoint::{Endpoint, SummaryInput};
@@ -117,6 +117,7 @@ impl Simulation {
             groups,
             protocols,
             tunnels: (0..self.tunnels.len()).map(|t| self.tunnel_summary(t)).collect(),
+            wifi: (0..self.channels.len()).map(|c| self.wifi_summary(c)).collect(),
             engine: EngineSummary {
                 events: self.events_processed(),
                 packets_created: self.counts.created,
@@ -205,6 +206,7 @@ impl Simulation {
             subflow_jitter_ms: jitter.and_then(|j| j.link.subflow_samples.stats_ms()),
             by_protocol,
             by_group: self.link_group_summaries(i),
+            mac: link.mac().map(|m| LinkMacSummary { attempts: m.attempts, retries: m.retries, retry_drops: m.retry_drops }),
         }
     }
 

@@ -182,7 +182,7 @@ fn groups_expand_into_members_links_and_flows() {
     assert_eq!(spec.flows[50].name, "uploads#0");
     assert_eq!(spec.flows[54].name, "uploads#4");
     assert_eq!(route_names(&spec, &spec.flows[49].fwd_route), ["ue#49", "backhaul", "server"]);
-    assert!(matches!(spec.flows[0].app, AppSpec::Poisson { rate_bps: 100_000, message_size: 172 }));
+    assert!(matches!(spec.flows[0].app, AppSpec::Poisson { rate_bps: 100_000, message_size: 172, count: None }));
     assert!(matches!(spec.flows[50].app, AppSpec::File { size: 2_000_000 }));
     assert_eq!(spec.jain_groups.len(), 3);
     assert_eq!(spec.jain_groups[2].0, "everything");
