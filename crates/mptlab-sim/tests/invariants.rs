@@ -157,6 +157,10 @@ enum Topo {
     Dumbbell(usize),
     /// Two hosts joined through k routers in parallel: k disjoint paths for MPTCP.
     Parallel(usize),
+    /// n Wi-Fi stations (all endpoints and relays) on one channel, 70 m apart on a line with a
+    /// 100 m range (each hears only its neighbours: hidden terminals two apart), plus up to two
+    /// stations at random spots within 70 m of the line (always connected); a retry limit and, sometimes, a station queue limit.
+    Wifi { n: usize, extra: Vec<(u16, u16)>, retry_limit: u32, queue_limit: Option<u32> },
 }
 
 #[derive(Clone, Debug)]
@@ -220,6 +224,7 @@ impl ScenarioP {
                 }
                 (hosts, vec!["r1".into(), "r2".into()], links)
             }
+            Topo::Wifi { n, ref extra, .. } => ((0..n + extra.len()).map(|i| format!("w{i}")).collect(), vec![], vec![]),
             Topo::Parallel(k) => {
                 let routers: Vec<String> = (0..k).map(|i| format!("m{i}")).collect();
                 let mut links = Vec::new();
@@ -237,7 +242,25 @@ impl ScenarioP {
         let q = |v: &[String]| v.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ");
         let mut t = String::new();
         writeln!(t, "[run]\nduration = \"{}ms\"\nseed = {}\n", self.duration_ms, self.seed).unwrap();
-        writeln!(t, "[nodes]\nhosts = [{}]\nrouters = [{}]\n", q(&hosts), q(&routers)).unwrap();
+        if let Topo::Wifi { n, extra, retry_limit, queue_limit } = &self.topo {
+            let pos: Vec<String> = (0..*n)
+                .map(|i| format!("[{}.0, 0.0]", 70 * i))
+                .chain(extra.iter().map(|(x, y)| format!("[{}.0, {}.0]", x % (70 * (*n as u16 - 1) + 1), y % 61)))
+                .collect();
+            writeln!(
+                t,
+                "[wifi.air]\nstations = [{}]\npositions = [{}]\nrange = 100.0\nretry_limit = {retry_limit}",
+                q(&hosts),
+                pos.join(", ")
+            )
+            .unwrap();
+            if let Some(ql) = queue_limit {
+                writeln!(t, "queue_limit = {ql}").unwrap();
+            }
+            t.push('\n');
+        } else {
+            writeln!(t, "[nodes]\nhosts = [{}]\nrouters = [{}]\n", q(&hosts), q(&routers)).unwrap();
+        }
         for (i, (a, b)) in links.iter().enumerate() {
             let l = &self.links[i % self.links.len()];
             let queue = match &l.queue {
@@ -430,8 +453,16 @@ fn flow_strategy() -> impl Strategy<Value = FlowP> {
         .prop_map(|(src, dst, proto, app, start_ms, stop_ms)| FlowP { src, dst, proto, app, start_ms, stop_ms })
 }
 
-fn topo_strategy() -> impl Strategy<Value = Topo> {
+fn wired_topo_strategy() -> impl Strategy<Value = Topo> {
     prop_oneof![(2usize..=6).prop_map(Topo::Chain), (1usize..=2).prop_map(Topo::Dumbbell), (1usize..=3).prop_map(Topo::Parallel)]
+}
+
+fn topo_strategy() -> impl Strategy<Value = Topo> {
+    prop_oneof![
+        9 => wired_topo_strategy(),
+        2 => (2usize..=5, proptest::collection::vec(any::<(u16, u16)>(), 0..=2), 1u32..=7, proptest::option::weighted(0.3, 1u32..=50))
+            .prop_map(|(n, extra, retry_limit, queue_limit)| Topo::Wifi { n, extra, retry_limit, queue_limit }),
+    ]
 }
 
 fn scenario_strategy() -> impl Strategy<Value = ScenarioP> {
@@ -888,7 +919,7 @@ fn rtt_bound(sim: &Simulation, f: usize) -> Time {
 /// than the data they acknowledge leaves the slowest forward link.
 fn one_way_tcp_strategy() -> impl Strategy<Value = ScenarioP> {
     (
-        topo_strategy(),
+        wired_topo_strategy(),
         proptest::collection::vec(link_strategy(), 5),
         proptest::collection::vec(flow_strategy(), 1..=3),
         1000u64..=5000,
@@ -901,6 +932,7 @@ fn one_way_tcp_strategy() -> impl Strategy<Value = ScenarioP> {
             let last = match topo {
                 Topo::Chain(_) | Topo::Parallel(_) => 1,
                 Topo::Dumbbell(k) => k,
+                Topo::Wifi { .. } => unreachable!("wired topologies only"),
             };
             for f in &mut flows {
                 f.src = 0;

@@ -195,7 +195,17 @@ mod tests {
     use mptlab_engine::StreamId;
 
     fn spec(queue: QueueSpec) -> LinkSpec {
-        LinkSpec { name: "l".into(), from: 0, to: 1, rate_bps: 12_000_000, delay: 10 * MS, queue, loss: LossSpec::None, capacity: None, wifi: None }
+        LinkSpec {
+            name: "l".into(),
+            from: 0,
+            to: 1,
+            rate_bps: 12_000_000,
+            delay: 10 * MS,
+            queue,
+            loss: LossSpec::None,
+            capacity: None,
+            wifi: None,
+        }
     }
 
     fn hop(queue: QueueSpec) -> Hop {

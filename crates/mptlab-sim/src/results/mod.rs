@@ -27,5 +27,5 @@ pub use group::GroupSummary;
 pub use link::{LinkGroupSummary, LinkProtocolSummary, LinkSummary};
 pub use protocol::ProtocolSummary;
 pub use run::RunSummary;
-pub use wifi::{LinkMacSummary, StationSummary, WifiSummary};
 pub use tunnel::{TunnelBufferSummary, TunnelEgressSummary, TunnelPathSummary, TunnelSummary};
+pub use wifi::{LinkMacSummary, StationSummary, WifiSummary};

@@ -197,6 +197,12 @@ pub fn resolve(s: &Scenario, topo: &Topology) -> Result<Vec<LinkEvent>> {
     let mut out = Vec::new();
     for (i, e) in s.events.iter().enumerate() {
         let key = index("events", i);
+        if let Some(&l) = by_name.get(e.link.as_str()).filter(|&&l| topo.dirs[l as usize].wifi.is_some()) {
+            return fail(
+                join(&key, "link"),
+                format!("`{}` is a Wi-Fi direction; link events apply to point-to-point links only", topo.dirs[l as usize].name),
+            );
+        }
         let dirs = directions(&by_name, &e.link).ok_or_else(|| {
             let mut reason =
                 format!("unknown link `{}`: name a link (both directions) or one direction, `<link>.fwd` or `<link>.rev`", e.link);
@@ -205,12 +211,6 @@ pub fn resolve(s: &Scenario, topo: &Topology) -> Result<Vec<LinkEvent>> {
             }
             ScenarioError::new(join(&key, "link"), reason).with_choices(s.links.keys())
         })?;
-        if let Some(&l) = dirs.iter().find(|&&l| topo.dirs[l as usize].wifi.is_some()) {
-            return fail(
-                join(&key, "link"),
-                format!("`{}` is a Wi-Fi direction; link events apply to point-to-point links only", topo.dirs[l as usize].name),
-            );
-        }
         let action = match e.action {
             EventAction::Down => LinkAction::Down,
             EventAction::Up => LinkAction::Up,

@@ -5,7 +5,9 @@
 //! route is the lowest-delay route through routers from the first link's far end to the last
 //! link's near end (ties: fewer hops, then lower node ids; Dijkstra 1959, "A note on two
 //! problems in connexion with graphs"). Pairs with no route are skipped; identical routes are
-//! kept once. Paths are ordered by (first link, last link) id.
+//! kept once. Paths are ordered by (first link, last link) id. A Wi-Fi station has one interface
+//! per channel, not one per neighbour: of the routes whose first (last) link belongs to the same
+//! channel, only the best (lowest delay, then fewest hops, then lowest link ids) is kept.
 //!
 //! The router-to-router middle of a route depends only on its two routers, so it is searched once
 //! per (router, router) pair and reused by every flow: 12,000 devices behind one access router
@@ -43,6 +45,8 @@ impl<'a> Mesh<'a> {
     pub fn paths(&mut self, src: NodeId, dst: NodeId) -> Vec<Vec<LinkId>> {
         let topo = self.topo;
         let mut paths: Vec<Vec<LinkId>> = Vec::new();
+        // (interface pair, index into `paths`) of the routes kept so far.
+        let mut kept: Vec<((u64, u64), usize)> = Vec::new();
         for &first in &topo.out[src as usize] {
             for &last in &topo.inc[dst as usize] {
                 let route = if first == last {
@@ -61,8 +65,19 @@ impl<'a> Mesh<'a> {
                         })
                     }
                 };
-                if let Some(r) = route {
-                    if !paths.contains(&r) {
+                let Some(r) = route else { continue };
+                if paths.contains(&r) {
+                    continue;
+                }
+                let pair = (interface(topo, first), interface(topo, last));
+                match kept.iter().find(|(p, _)| *p == pair) {
+                    Some(&(_, i)) => {
+                        if label(topo, &r) < label(topo, &paths[i]) {
+                            paths[i] = r;
+                        }
+                    }
+                    None => {
+                        kept.push((pair, paths.len()));
                         paths.push(r);
                     }
                 }
@@ -134,4 +149,17 @@ impl<'a> Mesh<'a> {
         self.best[v as usize] = Some(label);
         self.via[v as usize] = by;
     }
+}
+
+/// The interface a link direction leaves or enters by: its Wi-Fi channel, or the link itself.
+fn interface(topo: &Topology, e: LinkId) -> u64 {
+    match topo.dirs[e as usize].wifi {
+        Some(w) => (1 << 40) | w.channel as u64,
+        None => e as u64,
+    }
+}
+
+/// A route's order key: total delay, hops, link ids.
+fn label<'r>(topo: &Topology, r: &'r [LinkId]) -> (u64, usize, &'r [LinkId]) {
+    (r.iter().map(|&e| topo.dirs[e as usize].params.delay.0).sum(), r.len(), r)
 }

@@ -30,8 +30,8 @@ mod routes;
 mod rtt_split;
 mod topology;
 mod tunnels;
-mod wifi;
 mod units;
+mod wifi;
 
 #[cfg(test)]
 mod tests;

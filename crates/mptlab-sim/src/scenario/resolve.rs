@@ -29,7 +29,18 @@ pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
     let jain_groups = jain_groups(s, &flows)?;
     let events = events::resolve(s, &topo)?;
     let metrics = detail::metrics_spec(s, &topo, &flows)?;
-    Ok(RunSpec { seed: s.run.seed, duration: s.run.duration.0, nodes: topo.nodes, links, flows, metrics, jain_groups, events, tunnels, wifi: topo.wifi })
+    Ok(RunSpec {
+        seed: s.run.seed,
+        duration: s.run.duration.0,
+        nodes: topo.nodes,
+        links,
+        flows,
+        metrics,
+        jain_groups,
+        events,
+        tunnels,
+        wifi: topo.wifi,
+    })
 }
 
 /// The nodes a flow endpoint stands for: one host or Wi-Fi station, or every member of a host group.
@@ -389,7 +400,9 @@ fn app(a: &App, t: &Transport) -> AppSpec {
             };
             AppSpec::Cbr { rate_bps: rate.0, write_size: write_size as u32 }
         }
-        App::Poisson { rate, message_size, count } => AppSpec::Poisson { rate_bps: rate.0, message_size: message_size.0 as u32, count: *count },
+        App::Poisson { rate, message_size, count } => {
+            AppSpec::Poisson { rate_bps: rate.0, message_size: message_size.0 as u32, count: *count }
+        }
         App::File { size, rate: None } => AppSpec::File { size: size.0 },
         App::File { size, rate: Some(rate) } => {
             let payload = match t {

@@ -185,7 +185,10 @@ pub fn explicit(topo: &Topology, key: &str, names: &[String], src: NodeId, dst: 
             _ => {
                 let id = topo.node(&k, name)?;
                 if topo.is_host(id) {
-                    return fail(k, format!("`{name}` is a host; hosts do not forward, only routers and Wi-Fi stations can be inside a path"));
+                    return fail(
+                        k,
+                        format!("`{name}` is a host; hosts do not forward, only routers and Wi-Fi stations can be inside a path"),
+                    );
                 }
                 id
             }

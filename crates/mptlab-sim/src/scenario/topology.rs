@@ -36,7 +36,15 @@ pub struct Topology {
 
 impl Topology {
     pub fn build(s: &Scenario) -> Result<Self> {
-        let mut t = Topology { nodes: vec![], by_name: HashMap::new(), groups: BTreeMap::new(), dirs: vec![], out: vec![], inc: vec![], wifi: vec![] };
+        let mut t = Topology {
+            nodes: vec![],
+            by_name: HashMap::new(),
+            groups: BTreeMap::new(),
+            dirs: vec![],
+            out: vec![],
+            inc: vec![],
+            wifi: vec![],
+        };
         for (list, kind, key) in [(&s.nodes.hosts, NodeKind::Host, "nodes.hosts"), (&s.nodes.routers, NodeKind::Router, "nodes.routers")] {
             for (i, name) in list.iter().enumerate() {
                 t.check_unique(&index(key, i), name)?;

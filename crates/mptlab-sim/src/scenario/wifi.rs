@@ -32,7 +32,9 @@ pub fn wifi(key: &str, v: &Value) -> Result<Wifi> {
         names.iter().enumerate().map(|(i, n)| check_name(&index(k, i), n).map(|_| n.to_string())).collect()
     })?;
     let positions = t.must("positions", |k, v| {
-        let Value::Array(items) = v else { return fail(k, format!("expected an array of [x, y] pairs in metres, got {}", r::type_name(v))) };
+        let Value::Array(items) = v else {
+            return fail(k, format!("expected an array of [x, y] pairs in metres, got {}", r::type_name(v)));
+        };
         if items.len() != stations.len() {
             return fail(k, format!("one [x, y] per station: {} stations, {} positions", stations.len(), items.len()));
         }
@@ -101,7 +103,13 @@ impl Wifi {
             WifiPhy::Ofdm54 => 54_000_000,
             WifiPhy::Fhss => 1_000_000,
         };
-        Direction { rate: Rate(rate), delay: Dur(0), queue: Queue::DropTail { limit: Limit::Packets(u64::MAX / 2) }, loss: Loss::None, capacity: None }
+        Direction {
+            rate: Rate(rate),
+            delay: Dur(0),
+            queue: Queue::DropTail { limit: Limit::Packets(u64::MAX / 2) },
+            loss: Loss::None,
+            capacity: None,
+        }
     }
 }
 

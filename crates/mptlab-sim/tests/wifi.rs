@@ -1,0 +1,115 @@
+//! Wi-Fi channels in whole runs (`[wifi.<name>]`, docs/wifi.md): scenario validation, exact
+//! idle-channel timing through the simulation, MAC accounting, relaying stations, determinism.
+//! The medium's own checks (Bianchi, ns-3, hidden terminals) are in `net/dcf`.
+
+mod common;
+
+use common::*;
+use mptlab_sim::scenario;
+
+/// A line of stations 70 m apart with a 100 m range: each hears its neighbours only.
+fn line(n: usize, extra: &str, flows: &str) -> String {
+    let names: Vec<String> = (0..n).map(|i| format!("\"s{i}\"")).collect();
+    let pos: Vec<String> = (0..n).map(|i| format!("[{}.0, 0.0]", 70 * i)).collect();
+    format!(
+        "[run]\nduration = \"10s\"\nseed = 3\n\n[wifi.air]\nstations = [{}]\npositions = [{}]\nrange = 100.0\n{extra}\n\n{flows}",
+        names.join(", "),
+        pos.join(", ")
+    )
+}
+
+fn error(toml: &str) -> String {
+    match scenario::load(toml, &[], None) {
+        Ok(_) => panic!("accepted:\n{toml}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+const UDP_ONE: &str = "[flows.one]\nfrom = \"s1\"\nto = \"s0\"\nprotocol = \"udp\"\npacket_size = \"1028B\"\n\
+                       app = { kind = \"poisson\", rate = \"80kbps\", message_size = \"1000B\", count = 1 }\n";
+
+#[test]
+fn bad_channels_are_refused_with_the_key_and_the_choices() {
+    let e = error(&line(2, "phy = \"ofdm6\"", UDP_ONE));
+    assert!(e.contains("wifi.air.phy") && e.contains("ofdm54") && e.contains("fhss"), "{e}");
+    let e = error(&line(2, "", UDP_ONE).replace("[[0.0, 0.0], [70.0, 0.0]]", "[[0.0, 0.0]]"));
+    assert!(e.contains("wifi.air.positions") && e.contains("2 stations, 1 positions"), "{e}");
+    let e = error(&line(2, "", UDP_ONE).replace("range = 100.0", "range = 0"));
+    assert!(e.contains("wifi.air.range"), "{e}");
+    let e = error(&format!("[nodes]\nhosts = [\"s0\"]\n\n{}", line(2, "", UDP_ONE)));
+    assert!(e.contains("wifi.air.stations[0]") && e.contains("duplicate node name `s0`"), "{e}");
+    // s0 and s2 are 140 m apart: no direction between them.
+    let path =
+        UDP_ONE.replace("from = \"s1\"", "from = \"s2\"").replace("protocol = \"udp\"", "protocol = \"udp\"\npath = [\"s2\", \"s0\"]");
+    let e = error(&line(3, "", &path));
+    assert!(e.contains("flows.one.path[1]") && e.contains("no link from `s2` to `s0`"), "{e}");
+    let ev = format!("{}\n[[events]]\nat = \"1s\"\nlink = \"air:s0>s1\"\naction = \"down\"\n", line(2, "", UDP_ONE));
+    let e = error(&ev);
+    assert!(e.contains("events[0].link") && e.contains("Wi-Fi direction"), "{e}");
+}
+
+#[test]
+fn one_frame_on_an_idle_channel_takes_difs_plus_its_air_time() {
+    // 1000 B of UDP payload in a 1028 B IPv4 packet: 180 µs at 54 Mbit/s (802.11a, 36 B of MAC
+    // header, FCS and LLC/SNAP). Immediate access: DIFS (34 µs) after the frame arrives.
+    let (sim, summary) = run(&line(2, "", UDP_ONE), None);
+    let f = &summary["flows"][0];
+    assert_eq!(f["bytes_delivered"], 1000);
+    assert_eq!(f["owd_ms"]["max"].as_f64().unwrap(), 0.214);
+    let l = link_index(&sim, "air:s1>s0");
+    assert_eq!(summary["links"][l]["mac"]["attempts"], 1);
+    assert_eq!(summary["links"][l]["mac"]["retries"], 0);
+    assert_eq!(summary["wifi"][0]["stations"][1]["successes"], 1);
+}
+
+#[test]
+fn stations_relay_and_the_mac_counts_add_up() {
+    let flows = "[flows.up]\nfrom = \"s3\"\nto = \"s0\"\nprotocol = \"tcp\"\napp = { kind = \"file\", size = \"2MB\" }\n\n\
+                 [flows.down]\nfrom = \"s0\"\nto = \"s2\"\nprotocol = \"udp\"\napp = { kind = \"cbr\", rate = \"2Mbps\" }\n";
+    let (sim, summary) = run(&line(4, "", flows), None);
+    let up = &summary["flows"][flow_index(&sim, "up")];
+    assert_eq!(up["bytes_delivered"], 2_000_000, "the file crosses three hops");
+    assert!(up["completion_time_s"].as_f64().unwrap() < 10.0);
+    let w = &summary["wifi"][0];
+    let stations = w["stations"].as_array().unwrap();
+    let links = summary["links"].as_array().unwrap();
+    // Every station's transmissions are its directions' transmissions.
+    for (i, st) in stations.iter().enumerate() {
+        let name = format!("s{i}");
+        let of = |k: &str| -> u64 { links.iter().filter(|l| l["from"] == name.as_str()).map(|l| l["mac"][k].as_u64().unwrap()).sum() };
+        assert_eq!(st["attempts"].as_u64().unwrap(), of("attempts"), "{name}");
+        assert_eq!(st["retry_drops"].as_u64().unwrap(), of("retry_drops"), "{name}");
+        let delivered: u64 = links.iter().filter(|l| l["from"] == name.as_str()).map(|l| l["packets"].as_u64().unwrap()).sum();
+        assert_eq!(st["successes"].as_u64().unwrap() + st["retry_drops"].as_u64().unwrap(), delivered, "{name}");
+        assert_eq!(st["frames"].as_u64().unwrap(), delivered + st["queued"].as_u64().unwrap(), "{name}");
+    }
+    // The relays (s1, s2) sent frames they did not originate.
+    assert!(stations[1]["frames"].as_u64().unwrap() > 1000 && stations[2]["frames"].as_u64().unwrap() > 1000);
+    assert!(w["attempts"].as_u64().unwrap() > w["stations"][3]["attempts"].as_u64().unwrap());
+    assert_eq!(sim.counts.created, sim.counts.delivered + sim.counts.dropped + sim.packets_live() as u64);
+}
+
+#[test]
+fn same_seed_same_summary_other_seed_other_backoffs() {
+    let flows = "[flows.a]\nfrom = \"s2\"\nto = \"s0\"\nprotocol = \"tcp\"\napp = \"bulk\"\n\n\
+                 [flows.b]\nfrom = \"s1\"\nto = \"s2\"\nprotocol = \"udp\"\napp = { kind = \"poisson\", rate = \"3Mbps\" }\n";
+    let toml = line(3, "", flows);
+    let (_, a) = run(&toml, None);
+    let (_, b) = run(&toml, None);
+    assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+    let (_, c) = run(&toml, Some(4));
+    assert_ne!(a["wifi"][0]["attempts"], c["wifi"][0]["attempts"]);
+}
+
+#[test]
+fn a_station_queue_limit_drops_at_the_tail() {
+    let flows = "[flows.flood]\nfrom = \"s0\"\nto = \"s1\"\nprotocol = \"udp\"\napp = { kind = \"cbr\", rate = \"60Mbps\" }\n";
+    let (sim, summary) = run(&line(2, "queue_limit = 10", flows), None);
+    let l = link_index(&sim, "air:s0>s1");
+    let link = &summary["links"][l];
+    assert!(link["queue_drops"].as_u64().unwrap() > 1000, "{link}");
+    assert!(summary["wifi"][0]["stations"][0]["queued"].as_u64().unwrap() <= 10);
+    // Saturated, one station alone: 1028 B packets every 34 + 7.5·9 (mean backoff) + 180 + 16 + 28 µs.
+    let mbps = link["throughput_mbps"]["mean"].as_f64().unwrap();
+    assert!((25.0..33.0).contains(&mbps), "{mbps}");
+}
