@@ -50,7 +50,7 @@ from mptlab.cli import out_path, EXIT_FAILED, DaskOption, WorkersOption, app, ch
     )
 )
 def reproduce(
-    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed000, seed001, seed002, seed003.", show_default=False)],
+    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed000, seed001, seed002, seed003, seed004.", show_default=False)],
     runs: Annotated[
         Optional[int],
         typer.Option("--runs", "-n", min=1, help="Runs (seeds 1..N) per configuration (default: seed000 1, the paper states none; "
