@@ -183,3 +183,44 @@ def test_models_and_figures_and_report_without_the_simulator(published: pd.DataF
     text = render(ctx, summ, shares, table, verdicts, topo, m)
     assert "APPROXIMATE" in text and "| square-center 50 | C-MPTCP |" in text and "11998 (11998)" in text
     assert f"Verdicts: {(verdicts['verdict'] == HOLDS).sum()} HOLDS" in text
+
+
+def test_reproduce_pipeline_with_a_stand_in_for_the_sweep(published: pd.DataFrame, tmp_path, monkeypatch) -> None:
+    """The study's orchestration (deploy, route, write scenarios and plans, read summaries, judge,
+    draw, report) with the sweep replaced by summaries written here: what the runner gets from
+    the simulator is the only thing stood in for."""
+    import json
+    import tomllib
+
+    from mptlab.reproduce.seed004 import study
+
+    seen = []
+
+    def fake_run_plan(plan_text, folder, workers, dask, progress):
+        plan = tomllib.loads(plan_text)
+        scen = tomllib.loads(open(plan["base"]).read())
+        p = scen["flows"]["n1"]["cc"] == "newreno5"
+        seen.append((plan["name"], len(scen["flows"])))
+        flows = [{"name": n, "bytes_delivered": 100_000, "completion_s": (15.0 if p else 30.0) + i / 10,
+                  "data_packets_sent": 100, "ack_packets_sent": 30 if p else 50,
+                  "owd_ms": {"count": 100, "p50": 10.0 if p else 20.0, "p95": 30.0, "p99": 40.0, "max": 50.0}}
+                 for i, n in enumerate(scen["flows"])]
+        (folder / "summaries").mkdir(parents=True, exist_ok=True)
+        (folder / "summaries" / "k1.json").write_text(json.dumps({"flows": flows, "links": []}))
+        return pd.DataFrame([{"run_key": "k1", "status": "ok", "error": None, "wall_s": 0.1}])
+
+    monkeypatch.setattr(study, "run_plan", fake_run_plan)
+    monkeypatch.setattr(study, "wifi_refusal", lambda: None)
+    res = study.reproduce(out=tmp_path / "o", pairs=["square-corner-25", "square-corner-25-5g"], runs=2)
+    assert sorted(seen) == sorted((f"seed004-square-corner-25{g}-{v}-s{s}", 25) for g in ("", "-5g") for v in "pc" for s in (1, 2))
+    assert len(res.runs) == 8 and res.failed == 0
+    v = dict(zip(res.claims["item"], res.claims["verdict"]))
+    assert v["square-corner-25:time"] == HOLDS and v["square-corner-25:tx"] == HOLDS and v["square-corner-25:latency"] == HOLDS
+    assert v["square-center-50:tx"] == NOT_COMPARABLE
+    for name in ("report.md", "claims.csv", "comparison.csv", "cases.csv", "runs.csv", "topologies.csv", "models.csv",
+                 "figures/bars.png", "figures/latency_cdf.png", "figures/topology-square-corner-25-5g.png",
+                 "scenarios/square-corner-25-5g-p-s2.toml", "topologies/square-corner-25-s1.json"):
+        assert (tmp_path / "o" / name).is_file(), name
+    row = res.table[(res.table["metric"] == "completion_time") & (res.table["variant"] == "P-MPTCP") & (res.table["has_5g"] == "false")
+                    & (res.table["deployment"] == "square-corner") & (res.table["nodes"] == "25")]
+    assert row["simulated"].item() == pytest.approx(15.0 + 2.4)
