@@ -46,6 +46,9 @@ from mptlab.cli import out_path, EXIT_FAILED, DaskOption, WorkersOption, app, ch
         "Table 3; TCP-tunnel cases are skipped while the simulator refuses them). Writes OUT/fig2.csv, contours.csv, "
         "fig10.csv, table3.csv, claims.csv, runs.csv, skipped.csv, figures/ and report.md; runs kept in "
         "OUT/sweep-<case>-<N>runs/; --points, --size, --duration (contour runs) scale it. "
+        "seed004 (Guo et al. 2025: P-MPTCP vs C-MPTCP over multi-hop 802.11 and one 5G node; Sec. VII, Figs. 5-13; needs a "
+        "simulator with the [wifi] block). Writes OUT/comparison.csv, cases.csv, claims.csv, runs.csv, latency.csv, delivery.csv, "
+        "topologies.csv, models.csv, figures/ and report.md; runs kept in OUT/sweep-<case>-<p|c>-s<seed>/; --pairs takes cases. "
         "See docs/reproductions.md."
     )
 )
