@@ -40,7 +40,8 @@ def test_sunflower_is_vogels_spiral() -> None:
 
 
 def test_uniform_positions_are_seeded_and_inside_the_area() -> None:
-    a, b, c = uniform(50, 350, 400, 7), uniform(50, 350, 400, 7), uniform(50, 350, 400, 8)
+    rng = np.random.default_rng
+    a, b, c = uniform(50, 350, 400, rng(7)), uniform(50, 350, 400, rng(7)), uniform(50, 350, 400, rng(8))
     assert np.array_equal(a, b) and not np.array_equal(a, c)
     assert (a[:, 0] >= 0).all() and (a[:, 0] <= 350).all() and (a[:, 1] >= 0).all() and (a[:, 1] <= 400).all()
 
@@ -66,14 +67,19 @@ def test_5g_and_no_5g_cases_share_the_topology() -> None:
     assert np.array_equal(deploy("square-corner", 25, 3, True).xy, deploy("square-corner", 25, 3, False).xy)
 
 
-def test_disconnected_draw_is_replaced_by_the_next_seed() -> None:
-    # with a 40 m range most draws of 25 nodes in 250 m x 250 m are disconnected: the kept draw
-    # is the first connected one from the seed on, and the count says how many were made
+def test_disconnected_draw_is_replaced_by_the_next_draw_of_the_same_seed() -> None:
+    # with a 60 m range most draws of 25 nodes in 250 m x 250 m are disconnected: the kept draw
+    # is the first connected one of the seed's Generator, and the count says how many were made
     d = deploy("square-corner", 25, 1, range_m=60.0)
-    assert d.draws == d.drawn_seed - d.seed + 1 and d.draws > 1
-    for s in range(d.seed, d.drawn_seed):
-        xy = np.vstack([[0.0, 0.0], uniform(25, 250, 250, s)])
-        assert not connected_to_root(in_range(xy, 60.0))
+    assert d.draws > 1
+    rng = np.random.default_rng(1)
+    for _ in range(d.draws - 1):
+        assert not connected_to_root(in_range(np.vstack([[0.0, 0.0], uniform(25, 250, 250, rng)]), 60.0))
+    kept = np.vstack([[0.0, 0.0], uniform(25, 250, 250, rng)])
+    assert np.array_equal(kept, d.xy) and connected_to_root(in_range(kept, 60.0))
+    # two seeds never share a topology through redraws
+    tops = {deploy("square-corner", 25, s, range_m=60.0).xy.tobytes() for s in range(1, 9)}
+    assert len(tops) == 8
     with pytest.raises(ValueError, match="not connected"):
         deploy("sunflower-center", 50, range_m=20.0)
     with pytest.raises(ValueError):

@@ -159,7 +159,7 @@ def test_share_table_pairs_variants_by_seed() -> None:
 def test_models_and_figures_and_report_without_the_simulator(published: pd.DataFrame, tmp_path) -> None:
     from mptlab.reproduce.seed004.report import render
 
-    topo = pd.DataFrame([{"case": "square-center-50", "seed": 1, "drawn_seed": 1, "draws": 1, "range_m": 100.0, "mean_hops": 2.4,
+    topo = pd.DataFrame([{"case": "square-center-50", "seed": 1, "draws": 1, "range_m": 100.0, "mean_hops": 2.4,
                           "max_rank": 3, "paths_per_node": 1.9, "g5": ""}])
     m = model_table(topo)
     rtt = m[m["model"] == "rtt_idle"]["value"].item()

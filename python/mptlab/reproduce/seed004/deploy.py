@@ -10,7 +10,7 @@ Source: the paper's Sec. VII and reference/seed004.csv (`area_width`, `area_heig
 
 Interpretations (ours; the paper gives no coordinates, seeds, ranges or numbering):
 - Random positions are uniform in [0, W] x [0, H], drawn by numpy's default Generator
-  (PCG64) seeded with the draw's seed: x then y per node, node 1 first.
+  (PCG64) seeded with the seed: x then y per node, node 1 first.
 - Sunflower (A11): Vogel's spiral, r_k = R * sqrt(k / n), theta_k = k * golden angle
   (pi * (3 - sqrt(5)) rad = 137.508 deg), k = 1..n, centred on the DC; it has no random
   component, so every seed gives the same nodes (only the run's own randomness changes).
@@ -24,9 +24,11 @@ Interpretations (ours; the paper gives no coordinates, seeds, ranges or numberin
   ns-3 comparison runs in the issue; stations within range hear and decode each other. With it
   the deployments have ~9-12 neighbours per node and 3-7 hops to the DC.
 - Connectivity: every data node must reach the DC over Wi-Fi alone (the 5G link is not counted,
-  so the 5G and no-5G cases share the topology). A disconnected draw is replaced by the draw of
-  the next seed (seed + 1, seed + 2, ...), and `draws` records how many were needed (at most
-  MAX_DRAWS, then ValueError). A disconnected sunflower is an error (redrawing cannot change it).
+  so the 5G and no-5G cases share the topology). A disconnected draw is replaced by the next
+  draw of the same seed's Generator, and `draws` records how many were needed (at most
+  MAX_DRAWS, then ValueError). Not the draw of seed + 1: then a disconnected seed 4 would repeat
+  seed 5's topology and two "independent" runs would share one. A disconnected sunflower is an
+  error (redrawing cannot change it).
 """
 
 from __future__ import annotations
@@ -55,8 +57,8 @@ AREAS: dict[str, dict[int, tuple[float, ...]]] = {
 @dataclass(frozen=True)
 class Deployment:
     """Stations and positions of one deployment: `names[0]` is the DC; `xy[i]` is the position
-    of `names[i]` in metres. `seed` is the seed asked for, `drawn_seed` the one whose draw was
-    kept, `draws` = drawn_seed - seed + 1. `g5` names the 5G node or is None."""
+    of `names[i]` in metres. `seed` seeds the draws, `draws` counts them (the last one kept).
+    `g5` names the 5G node or is None."""
 
     kind: str
     nodes: int
@@ -64,7 +66,6 @@ class Deployment:
     xy: np.ndarray
     range_m: float
     seed: int
-    drawn_seed: int
     draws: int
     g5: str | None
 
@@ -81,9 +82,9 @@ class Deployment:
         return math.hypot(ax - bx, ay - by)
 
 
-def uniform(n: int, width: float, height: float, seed: int) -> np.ndarray:
-    """n positions uniform in [0, width] x [0, height] (x, y per node, node 1 first)."""
-    rng = np.random.default_rng(seed)
+def uniform(n: int, width: float, height: float, rng: np.random.Generator) -> np.ndarray:
+    """n positions uniform in [0, width] x [0, height] (x, y per node, node 1 first), the next
+    draw of `rng`."""
     u = rng.random((n, 2))
     return u * np.array([width, height])
 
@@ -134,16 +135,16 @@ def deploy(kind: str, nodes: int, seed: int = 1, has_5g: bool = False, range_m: 
         raise ValueError(f"a 5G node needs node {G5_NODE}")
     area = AREAS[kind][nodes]
     names = (DC,) + tuple(f"n{k}" for k in range(1, nodes + 1))
+    rng = np.random.default_rng(seed)
     for draw in range(MAX_DRAWS):
-        s = seed + draw
         if kind == "sunflower-center":
             xy = np.vstack([[0.0, 0.0], sunflower(nodes, area[0])])
         else:
             w, h = area
             dc = (w / 2, h / 2) if kind == "square-center" else (0.0, 0.0)
-            xy = np.vstack([dc, uniform(nodes, w, h, s)])
+            xy = np.vstack([dc, uniform(nodes, w, h, rng)])
         if connected_to_root(in_range(xy, range_m)):
-            return Deployment(kind, nodes, names, xy, float(range_m), seed, s, draw + 1, G5_NODE if has_5g else None)
+            return Deployment(kind, nodes, names, xy, float(range_m), seed, draw + 1, G5_NODE if has_5g else None)
         if kind == "sunflower-center":
             raise ValueError(f"{kind} {nodes}: not connected with range {range_m} m")
-    raise ValueError(f"{kind} {nodes}: no connected draw in {MAX_DRAWS} seeds from {seed} with range {range_m} m")
+    raise ValueError(f"{kind} {nodes}: no connected draw in {MAX_DRAWS} draws of seed {seed} with range {range_m} m")

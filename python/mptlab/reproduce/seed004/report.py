@@ -16,7 +16,7 @@ from mptlab.reproduce.seed004.plans import CASES
 
 CHOICES = [
     "Deployments (A11): uniform random positions from numpy's seeded Generator (seed = run seed; a disconnected draw is "
-    "replaced by the next seed's, topologies.csv counts the draws); sunflower = Vogel's spiral r_k = R sqrt(k/n), "
+    "replaced by the Generator's next draw, topologies.csv counts the draws); sunflower = Vogel's spiral r_k = R sqrt(k/n), "
     "golden angle; DC at the centre or at (0, 0); data nodes n1..nN, the 5G node is n12 (the paper's \"node 12\").",
     "Radio (A6): unit disk of {range} m (the paper gives no range): in range = carrier sense and decoding; no capture.",
     "PHY/MAC (A1-A4): legacy OFDM 54 Mbit/s with 5 GHz timing, the standard's DCF rules, RTS/CTS off, retry limit 7; "

@@ -72,7 +72,7 @@ def load_published() -> tuple[pd.DataFrame, Path]:
 
 def topology_row(case: P.Case, dep: Deployment, routes: Routes) -> dict[str, Any]:
     hops = routes.hops()
-    return {"case": case.name, "seed": dep.seed, "drawn_seed": dep.drawn_seed, "draws": dep.draws, "range_m": dep.range_m,
+    return {"case": case.name, "seed": dep.seed, "draws": dep.draws, "range_m": dep.range_m,
             "mean_hops": float(np.mean(hops)), "max_rank": max(routes.rank.values()),
             "paths_per_node": len(hops) / dep.nodes, "g5": dep.g5 or ""}
 
