@@ -46,11 +46,14 @@ from mptlab.cli import out_path, EXIT_FAILED, DaskOption, WorkersOption, app, ch
         "Table 3; TCP-tunnel cases are skipped while the simulator refuses them). Writes OUT/fig2.csv, contours.csv, "
         "fig10.csv, table3.csv, claims.csv, runs.csv, skipped.csv, figures/ and report.md; runs kept in "
         "OUT/sweep-<case>-<N>runs/; --points, --size, --duration (contour runs) scale it. "
+        "seed004 (Guo et al. 2025: P-MPTCP vs C-MPTCP over multi-hop 802.11 and one 5G node; Sec. VII, Figs. 5-13; needs a "
+        "simulator with the [wifi] block). Writes OUT/comparison.csv, cases.csv, claims.csv, runs.csv, latency.csv, delivery.csv, "
+        "topologies.csv, models.csv, figures/ and report.md; runs kept in OUT/sweep-<case>-<p|c>-s<seed>/; --pairs takes cases. "
         "See docs/reproductions.md."
     )
 )
 def reproduce(
-    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed000, seed001, seed002, seed003.", show_default=False)],
+    study: Annotated[str, typer.Argument(metavar="STUDY", help="The study to reproduce: seed000, seed001, seed002, seed003, seed004.", show_default=False)],
     runs: Annotated[
         Optional[int],
         typer.Option("--runs", "-n", min=1, help="Runs (seeds 1..N) per configuration (default: seed000 1, the paper states none; "

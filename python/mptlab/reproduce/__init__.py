@@ -32,6 +32,7 @@ STUDIES: dict[str, tuple[str, str]] = {
         "Das et al. 2025: BLP scheduler and adaptive CC vs MPQUIC schedulers (Sec. V, Figs. 4-10)",
     ),
     "seed003": ("mptlab.reproduce.seed003", "Pieska et al. 2024: nested CC in multipath tunnels, CPF vs SRTT (Figs. 2, 5-10, Table 3)"),
+    "seed004": ("mptlab.reproduce.seed004", "Guo et al. 2025: P-MPTCP vs C-MPTCP over multi-hop 802.11 and 5G (Sec. VII, Figs. 5-13)"),
 }
 
 
