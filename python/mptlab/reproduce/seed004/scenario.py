@@ -91,7 +91,9 @@ def render(dep: Deployment, routes: Routes, variant: str, seed: int, duration: s
             f"cc = {_q(v['cc'])}",
             f"scheduler = {_q(v['scheduler'])}",
             f"paths = [{paths}]",
-            f'app = {{ kind = "poisson", rate = {_q(RATE)}, size = {PACKET_BYTES}, count = {PACKETS} }}',
+            f'app = {{ kind = "poisson", rate = {_q(RATE)}, message_size = "{PACKET_BYTES}B", count = {PACKETS} }}',
+            # "each packet is 1000 bytes": one write per segment, never coalesced.
+            f'tcp = {{ mss = "{PACKET_BYTES}B" }}',
         ]
     return "\n".join(lines) + "\n"
 
@@ -112,7 +114,7 @@ def tiny(duration: str = "1s") -> str:
             f'positions = [[0.0, 0.0], [50.0, 0.0]]\nrange = 100.0\nphy = "ofdm54"\nrules = "standard"\n'
             'rts_cts = false\nretry_limit = 7\n\n[flows.n1]\nfrom = "n1"\nto = "dc"\nprotocol = "mptcp"\n'
             'cc = "newreno"\nscheduler = "minrtt"\npaths = [["n1", "dc"]]\n'
-            'app = { kind = "poisson", rate = "80kbps", size = 1000, count = 10 }\n')
+            'app = { kind = "poisson", rate = "80kbps", message_size = "1000B", count = 10 }\n')
 
 
 def wifi_refusal() -> str | None:
