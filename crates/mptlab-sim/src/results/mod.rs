@@ -26,6 +26,6 @@ pub use flow::FlowSummary;
 pub use group::GroupSummary;
 pub use link::{LinkGroupSummary, LinkProtocolSummary, LinkSummary};
 pub use protocol::ProtocolSummary;
-pub use run::RunSummary;
+pub use run::{OwdCdf, RunSummary};
 pub use tunnel::{TunnelBufferSummary, TunnelEgressSummary, TunnelPathSummary, TunnelSummary};
 pub use wifi::{LinkMacSummary, StationSummary, WifiSummary};

@@ -26,9 +26,23 @@ pub struct RunSummary<'a> {
     /// Multipath tunnels (absent when the run has none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tunnels: Vec<TunnelSummary>,
+    /// The one-way delay of every data packet of the detailed flows, pooled: quantiles at 0, 1,
+    /// …, 100 % (absent without such packets). The latency CDF of seed 004's Figs. 6, 9, 13.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_owd_cdf_ms: Option<OwdCdf>,
     /// Wi-Fi channels (absent when the run has none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub wifi: Vec<WifiSummary>,
+}
+
+/// `data_owd_cdf_ms`: pooled one-way delays (log-histogram resolution, within 3.1 %; the
+/// 0 % and 100 % levels are the exact minimum and maximum).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OwdCdf {
+    pub count: u64,
+    pub mean: f64,
+    /// Quantile at level i % for i = 0..=100.
+    pub quantiles: Vec<f64>,
 }
 
 impl RunSummary<'_> {

@@ -5,11 +5,11 @@
 
 use super::Simulation;
 use crate::metrics::report::{finite, pct};
-use crate::metrics::{active_bins, jain_index, LinkJitter, RateMeter, Stats, Trace, DEFINITIONS};
+use crate::metrics::{active_bins, jain_index, LinkJitter, LogHistogram, RateMeter, Stats, Trace, DEFINITIONS};
 use crate::net::Proto;
 use crate::results::{
     EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkGroupSummary, LinkMacSummary, LinkProtocolSummary, LinkSummary,
-    PathMeasures, ProtocolSummary, Quantiles, RunSummary,
+    OwdCdf, PathMeasures, ProtocolSummary, Quantiles, RunSummary,
 };
 use crate::spec::PathSpec;
 use crate::transport::endpoint::{Endpoint, SummaryInput};
@@ -118,6 +118,7 @@ impl Simulation {
             protocols,
             tunnels: (0..self.tunnels.len()).map(|t| self.tunnel_summary(t)).collect(),
             wifi: (0..self.channels.len()).map(|c| self.wifi_summary(c)).collect(),
+            data_owd_cdf_ms: self.pooled_owd(),
             engine: EngineSummary {
                 events: self.events_processed(),
                 packets_created: self.counts.created,
@@ -164,6 +165,21 @@ impl Simulation {
             app_blocked_ticks: m.blocked_ticks,
             transport,
         }
+    }
+
+    /// Every detailed flow's data-packet one-way delays, pooled (`data_owd_cdf_ms`).
+    fn pooled_owd(&self) -> Option<OwdCdf> {
+        let mut all = LogHistogram::new();
+        for f in &self.flows {
+            if let Some(d) = &f.metrics.delays {
+                all.merge(&d.owd);
+            }
+        }
+        (all.count() > 0).then(|| OwdCdf {
+            count: all.count(),
+            mean: all.mean() / 1e6,
+            quantiles: (0..=100).map(|i| all.quantile(i as f64 / 100.0) / 1e6).collect(),
+        })
     }
 
     fn link_summary(&self, i: usize) -> LinkSummary {
