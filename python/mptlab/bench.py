@@ -55,6 +55,9 @@ WORKLOADS: dict[str, Workload] = {
                        "two backhauls, 60 s"),
         Workload("W6", "scenarios/bench/w6.toml",
                  about="1,000 NewReno bulk flows, 10 Gbit/s, 20 ms RTT, 1 BDP, 20 s"),
+        Workload("W7", "scenarios/bench/w7.toml",
+                 about="seed 004's 100-node 802.11a Wi-Fi mesh (500 m square, 100 m range), 100 Poisson UDP "
+                       "datagrams of 1000 B per node to the DC over shortest paths"),
     )
 }
 
