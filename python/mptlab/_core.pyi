@@ -171,6 +171,12 @@ class LinkGroupSummary(TypedDict):
     jitter_ms: Stats | None
     subflow_jitter_ms: Stats | None
 
+class LinkMacSummary(TypedDict):
+    """MAC transmissions of a Wi-Fi direction (`links[].mac`; null on point-to-point links)."""
+    attempts: int
+    retries: int
+    retry_drops: int
+
 LinkSummary = TypedDict("LinkSummary", {
     "name": str, "from": str, "to": str, "rate_mbps": float, "throughput_mbps": Stats,
     "bytes": int, "packets": int, "offered_packets": int, "queue_drops": int, "channel_drops": int,
@@ -178,6 +184,7 @@ LinkSummary = TypedDict("LinkSummary", {
     "queue_delay_ms": Quantiles | None, "queue_pkts_mean": float | None, "queue_pkts_max": int,
     "jitter_ms": Stats | None, "subflow_jitter_ms": Stats | None,
     "by_protocol": dict[str, LinkProtocolSummary], "by_group": dict[str, LinkGroupSummary] | None,
+    "mac": LinkMacSummary | None,
 })
 
 class GroupSummary(TypedDict):
@@ -248,6 +255,29 @@ class TunnelSummary(TypedDict):
     secondary_share: float | None
     egress_counters: TunnelEgressSummary
 
+class StationSummary(TypedDict):
+    name: str
+    frames: int
+    attempts: int
+    successes: int
+    failures: int
+    retry_drops: int
+    collision_probability: float
+    queued: int
+
+class WifiSummary(TypedDict):
+    name: str
+    stations: list[StationSummary]
+    collision_probability: float
+    attempts: int
+    retry_drops: int
+
+class OwdCdf(TypedDict):
+    count: int
+    mean: float
+    quantiles: list[float]
+    """The pooled one-way delay at 0, 1, ..., 100 %, ms."""
+
 class Summary(TypedDict):
     seed: int
     duration_s: float
@@ -260,6 +290,8 @@ class Summary(TypedDict):
     protocols: dict[str, ProtocolSummary]
     engine: EngineSummary
     tunnels: NotRequired[list[TunnelSummary]]
+    wifi: NotRequired[list[WifiSummary]]
+    data_owd_cdf_ms: NotRequired[OwdCdf]
 
 # --- functions ---------------------------------------------------------------------------------
 

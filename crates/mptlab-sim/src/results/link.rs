@@ -39,8 +39,7 @@ pub struct LinkSummary {
     /// Per flow group (scenario flow entry) that offered packets to the link; null on an
     /// undetailed link.
     pub by_group: Option<BTreeMap<String, LinkGroupSummary>>,
-    /// MAC transmissions of a Wi-Fi direction (absent on point-to-point links).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// MAC transmissions of a Wi-Fi direction (null on point-to-point links).
     pub mac: Option<super::LinkMacSummary>,
 }
 
