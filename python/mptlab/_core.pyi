@@ -325,7 +325,7 @@ class ResolvedRunInfo(TypedDict):
 
 class ResolvedNode(TypedDict):
     name: str
-    kind: Literal["host", "router"]
+    kind: Literal["host", "router", "station"]
 
 class ResolvedRed(TypedDict):
     min: dict[str, int]  # {"packets": n} or {"bytes": n}, the unit of the limit

@@ -1,4 +1,5 @@
-"""The one-screen summary printed after `mptlab run`: flows, paths, tunnels, links, groups.
+"""The one-screen summary printed after `mptlab run`: flows, paths, tunnels, Wi-Fi channels, links,
+groups.
 
 Long lists are cut (`MAX_ROWS` rows each; links then busiest first) with a line saying how
 many were left out; the full numbers are always in summary.json.
@@ -22,6 +23,7 @@ def render(summary: dict[str, Any]) -> Group:
     if any(f.get("paths") for f in summary.get("flows") or []):
         parts.append(paths_table(summary))
     parts.extend(tunnels_tables(summary))
+    parts.extend(wifi_tables(summary))
     parts.append(links_table(summary))
     groups = summary.get("groups") or []
     if groups:
@@ -160,6 +162,34 @@ def tunnels_tables(summary: dict[str, Any]) -> list[Table]:
                 _num(p.get("srtt_ms"), 1),
                 _num(p.get("cwnd_packets"), 0),
             )
+        out.append(t)
+    return out
+
+
+def wifi_tables(summary: dict[str, Any]) -> list[Table]:
+    """Per Wi-Fi channel: one row per station (busiest first): frames, MAC attempts, the
+    measured collision probability, retry drops, frames left queued."""
+    out = []
+    for ch in summary.get("wifi") or []:
+        stations = sorted(ch.get("stations") or [], key=lambda s: -(s.get("attempts") or 0))
+        title = (
+            f"Wi-Fi {ch.get('name')}: {len(stations)} stations, {_int(ch.get('attempts'))} MAC attempts, "
+            f"collision probability {_num(ch.get('collision_probability'), 3)}, {_int(ch.get('retry_drops'))} retry drops"
+        )
+        t = Table(title=title, title_justify="left", header_style="bold")
+        t.add_column("station", no_wrap=True)
+        for col in ("frames", "attempts", "collision\np", "retry\ndrops", "queued\nat end"):
+            t.add_column(col, justify="right")
+        for st in stations[:MAX_ROWS]:
+            t.add_row(
+                st.get("name", DASH),
+                _int(st.get("frames")),
+                _int(st.get("attempts")),
+                _num(st.get("collision_probability"), 3),
+                _int(st.get("retry_drops")),
+                _int(st.get("queued")),
+            )
+        _more(t, len(stations), "stations")
         out.append(t)
     return out
 

@@ -83,6 +83,13 @@ fn stations_relay_and_the_mac_counts_add_up() {
         assert_eq!(st["successes"].as_u64().unwrap() + st["retry_drops"].as_u64().unwrap(), delivered, "{name}");
         assert_eq!(st["frames"].as_u64().unwrap(), delivered + st["queued"].as_u64().unwrap(), "{name}");
     }
+    // The DC end (s0) returned the TCP ACKs over the reverse route.
+    assert!(stations[0]["frames"].as_u64().unwrap() > 500, "{}", stations[0]);
+    // Directions come in opposite pairs, as duplex links (the reverse of route hop e is e ^ 1).
+    for (i, l) in sim.spec.links.iter().enumerate() {
+        let r = &sim.spec.links[i ^ 1];
+        assert_eq!((l.from, l.to), (r.to, r.from), "{} vs {}", l.name, r.name);
+    }
     // The relays (s1, s2) sent frames they did not originate.
     assert!(stations[1]["frames"].as_u64().unwrap() > 1000 && stations[2]["frames"].as_u64().unwrap() > 1000);
     assert!(w["attempts"].as_u64().unwrap() > w["stations"][3]["attempts"].as_u64().unwrap());

@@ -98,17 +98,22 @@ impl Topology {
             let params = w.direction();
             let key = super::wifi::key(cname);
             let stations = t.wifi[c].stations.clone();
-            for (i, &a) in stations.iter().enumerate() {
-                for (j, &b) in stations.iter().enumerate() {
-                    if i == j || !t.wifi[c].in_range(i, j) {
+            // In pairs (i → j at 2k, j → i at 2k + 1), as duplex links: the opposite of a
+            // direction e is e ^ 1 (`routes::reverse`). Hearing is symmetric (one range).
+            for i in 0..stations.len() {
+                for j in i + 1..stations.len() {
+                    if !t.wifi[c].in_range(i, j) {
                         continue;
                     }
-                    let id = t.dirs.len() as LinkId;
-                    t.out[a as usize].push(id);
-                    t.inc[b as usize].push(id);
-                    let name = format!("{cname}:{}>{}", t.nodes[a as usize].name, t.nodes[b as usize].name);
-                    let wifi = Some(WifiPort { channel: c as u16, src: i as u16, dst: j as u16 });
-                    t.dirs.push(Dir { name, from: a, to: b, params: params.clone(), origin: key.clone(), wifi });
+                    for (x, y) in [(i, j), (j, i)] {
+                        let (a, b) = (stations[x], stations[y]);
+                        let id = t.dirs.len() as LinkId;
+                        t.out[a as usize].push(id);
+                        t.inc[b as usize].push(id);
+                        let name = format!("{cname}:{}>{}", t.nodes[a as usize].name, t.nodes[b as usize].name);
+                        let wifi = Some(WifiPort { channel: c as u16, src: x as u16, dst: y as u16 });
+                        t.dirs.push(Dir { name, from: a, to: b, params: params.clone(), origin: key.clone(), wifi });
+                    }
                 }
             }
         }

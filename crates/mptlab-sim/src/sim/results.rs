@@ -8,8 +8,8 @@ use crate::metrics::report::{finite, pct};
 use crate::metrics::{active_bins, jain_index, LinkJitter, LogHistogram, RateMeter, Stats, Trace, DEFINITIONS};
 use crate::net::Proto;
 use crate::results::{
-    EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkGroupSummary, LinkMacSummary, LinkProtocolSummary, LinkSummary,
-    OwdCdf, PathMeasures, ProtocolSummary, Quantiles, RunSummary,
+    EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkGroupSummary, LinkMacSummary, LinkProtocolSummary, LinkSummary, OwdCdf,
+    PathMeasures, ProtocolSummary, Quantiles, RunSummary,
 };
 use crate::spec::PathSpec;
 use crate::transport::endpoint::{Endpoint, SummaryInput};
