@@ -606,13 +606,13 @@ impl SpatialMedium {
                 }
             }
             Kind::Data => {
-                if self.sta[l].resp.is_some() {
-                    return;
-                }
                 let head = &mut self.sta[s].queue[0];
                 if !head.2 {
                     head.2 = true;
                     out.push(Output::Delivered { at: t, src: s, frame: head.0, attempts: head.1 });
+                }
+                if self.sta[l].resp.is_some() {
+                    return; // already answering (not reached: SIFS < every frame's length)
                 }
                 self.sta[l].resp = Some(Resp { kind: Kind::Ack, dst: s, nav: 0 });
                 self.push(t + sifs, Ev::Response(l as u32));

@@ -445,16 +445,14 @@ fn pairs_out_of_range_reuse_the_channel_exactly() {
     let mut m = SpatialMedium::new(cfg, links(4, &[(0, 1), (2, 3)]), 8);
     let r = saturate(&mut m, &[(0, 1), (2, 3)], u64::MAX, until, true);
     for (a, b) in [(0, 1), (2, 3)] {
-        let rngs = vec![a, b].into_iter().map(|i| RngStream::new(8, StreamId::new(STREAM_DCF, i as u64))).collect();
+        let rngs = [a, b].into_iter().map(|i| RngStream::new(8, StreamId::new(STREAM_DCF, i as u64))).collect();
         let mut alone = SpatialMedium::with_rngs(cfg, complete(2), rngs);
         let ra = saturate(&mut alone, &[(0, 1)], u64::MAX, until, true);
         let times = |o: &[Output], src: usize| -> Vec<Time> {
             o.iter()
-                .filter_map(|x| {
-                    matches!(x, Output::Delivered { src: s, .. } if *s == src).then(|| match x {
-                        Output::Delivered { at, .. } => *at,
-                        _ => 0,
-                    })
+                .filter_map(|x| match *x {
+                    Output::Delivered { at, src: s, .. } if s == src => Some(at),
+                    _ => None,
                 })
                 .collect()
         };
@@ -537,4 +535,118 @@ fn mesh_with_random_arrivals_conserves_frames_and_replays_by_seed() {
     let a = mesh_run(5);
     assert_eq!(a, mesh_run(5));
     assert_ne!(a, mesh_run(6));
+}
+
+/// Station 1 answers no RTS while its NAV (set by the CTS of an exchange it overheard) runs:
+/// 0 → 2 with RTS/CTS, 1 hears only 2 and 3; 3 sends an RTS to 1 during that NAV and times out.
+#[test]
+fn no_cts_while_the_nav_runs() {
+    let cfg = DcfConfig { rts_threshold: Some(0), retry_limit: Some(1), ..DcfConfig::standard(PhyParams::ofdm_80211a_54()) };
+    let mut m = SpatialMedium::new(cfg, links(4, &[(0, 2), (2, 1), (1, 3)]), 2);
+    let (mut out, mut starts) = (Vec::new(), Vec::new());
+    let f0 = Frame { id: 0, bytes: PKT, dst: 2 };
+    m.enqueue(0, 0, f0);
+    // RTS 34–62, CTS 78–106 (heard by 1: NAV to 346 µs); 3 hears nothing of it.
+    trace(&mut m, 110 * US, &mut out, &mut starts);
+    assert!(m.senses_busy(1) && !m.senses_busy(3));
+    let f3 = Frame { id: 3, bytes: PKT, dst: 1 };
+    m.enqueue(110 * US, 3, f3);
+    trace(&mut m, Time::MAX, &mut out, &mut starts);
+    // 3's RTS at 144 µs (immediate access) reaches 1 intact; 1 stays silent; 3 gives up at
+    // 172 + 45 µs.
+    assert_eq!(starts, vec![(34 * US, 0), (78 * US, 2), (122 * US, 0), (144 * US, 3), (318 * US, 2)]);
+    assert_eq!(out, vec![Output::Dropped { at: 217 * US, src: 3, frame: f3, attempts: 1 }, Output::Delivered { at: 302 * US, src: 0, frame: f0, attempts: 1 }]);
+}
+
+/// Bianchi's own parameter set (FHSS, W = 32, m = 3) with RTS/CTS under his rules, against his
+/// model's RTS/CTS column (study notes §8.3 A): S within 1.5 %, p (same as basic) within 0.01.
+#[test]
+fn bianchi_rules_with_rts_cts_match_bianchis_fhss_table() {
+    let cfg = DcfConfig { rts_threshold: Some(0), ..DcfConfig::bianchi(PhyParams::bianchi_fhss(31, 255)) };
+    for (n, s_model, p_model) in [(5, 0.8342, 0.179), (10, 0.8371, 0.299)] {
+        let mut m = SpatialMedium::new(cfg, complete(n), 13);
+        let flows: Vec<_> = (0..n).map(|s| (s, (s + 1) % n)).collect();
+        let mut out = Vec::new();
+        let mut id = 0;
+        for &(s, d) in &flows {
+            for _ in 0..2 {
+                m.enqueue(0, s, Frame { id, bytes: 1023, dst: d });
+                id += 1;
+            }
+        }
+        let (mut ok, mut now) = (0u64, 0);
+        while ok < 20_000 {
+            now = m.next_event().unwrap();
+            m.advance(now, &mut out);
+            for o in out.drain(..) {
+                if let Output::Delivered { src, .. } = o {
+                    ok += 1;
+                    m.enqueue(now, src, Frame { id, bytes: 1023, dst: (src + 1) % n });
+                    id += 1;
+                }
+            }
+        }
+        let s = ok as f64 * 8184.0e3 / now as f64;
+        let p = collision_p(&m, &(0..n).collect::<Vec<_>>());
+        eprintln!("FHSS RTS n={n}: S {s:.4} (model {s_model}), p {p:.3} (model {p_model})");
+        assert!((s / s_model - 1.0).abs() <= 0.015, "n={n}: S {s} vs {s_model}");
+        assert!((p - p_model).abs() <= 0.01, "n={n}: p {p} vs {p_model}");
+    }
+}
+
+/// 100 stations on a 10 × 10 grid, each hearing those within distance 2 (up to 12), Poisson
+/// arrivals to random neighbours, mixed sizes, RTS/CTS above 600 B: frames conserved, counters
+/// consistent, every station idle at the end.
+#[test]
+fn grid_of_100_conserves_frames() {
+    let n = 100;
+    let pos = |i: usize| ((i % 10) as i64, (i / 10) as i64);
+    let h: Vec<Vec<bool>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| {
+                    let (a, b) = (pos(i), pos(j));
+                    (a.0 - b.0).pow(2) + (a.1 - b.1).pow(2) <= 4
+                })
+                .collect()
+        })
+        .collect();
+    let nbrs: Vec<Vec<usize>> = (0..n).map(|i| (0..n).filter(|&j| j != i && h[i][j]).collect()).collect();
+    let cfg = DcfConfig { rts_threshold: Some(600), ..DcfConfig::standard(PhyParams::ofdm_80211a_54()) };
+    let mut m = SpatialMedium::new(cfg, h, 1);
+    let mut rng = RngStream::new(1, StreamId::new(1, 0));
+    let mean = 4e6;
+    let mut next: Vec<Time> = (0..n).map(|_| rng.exponential(mean) as Time).collect();
+    let (mut out, mut id, mut reported) = (Vec::new(), 0u64, 0u64);
+    let end = 200 * 1_000_000;
+    loop {
+        let (s, ta) = next.iter().copied().enumerate().min_by_key(|&(_, t)| t).unwrap();
+        let tm = m.next_event().unwrap_or(Time::MAX);
+        let t = ta.min(tm);
+        if t > end {
+            break;
+        }
+        m.advance(t, &mut out);
+        reported += out.drain(..).count() as u64;
+        if ta <= tm {
+            let dst = nbrs[s][(rng.next_u64() % nbrs[s].len() as u64) as usize];
+            m.enqueue(t, s, Frame { id, bytes: [200, 1028, 1500][(rng.next_u64() % 3) as usize], dst });
+            id += 1;
+            next[s] = t + rng.exponential(mean) as Time;
+        }
+    }
+    while let Some(t) = m.next_event() {
+        m.advance(t, &mut out);
+    }
+    reported += out.len() as u64;
+    assert_eq!(reported, id);
+    let (mut att, mut fail, mut ok) = (0, 0, 0);
+    for s in 0..n {
+        let c = m.counters(s);
+        assert_eq!((m.queue_len(s), c.enqueued), (0, c.successes + c.drops));
+        assert_eq!(c.attempts, c.successes + c.failures);
+        (att, fail, ok) = (att + c.attempts, fail + c.failures, ok + c.successes);
+    }
+    eprintln!("grid: {id} frames, {ok} acked, p {:.3}", fail as f64 / att as f64);
+    assert!(id > 4_000 && fail > 0 && ok > id / 2);
 }
