@@ -40,7 +40,8 @@
 //!   instant at equal power never let a receiver lock onto a preamble (ns-3.37's preamble
 //!   detection needs about 4 dB SNR), so the medium is merely busy and DIFS applies; with EIFS
 //!   the measured n = 5…50 throughput fell 2–7 % below ns-3.37's, without it 0–2 %
-//!   (`DcfConfig::eifs_after_collision` turns it on; hidden terminals will need it). The default
+//!   (`DcfConfig::eifs_after_collision` turns it on; `SpatialMedium` applies EIFS by itself after
+//!   overlaps that begin after a preamble, the hidden-terminal case). The default
 //!   was settled after that comparison with ns-3 (a validation target, not a seed's outcome).
 //! - `Rules::Bianchi` (his chain): the counter also decrements in the slot in which the medium
 //!   turns busy (each "generic slot", idle or busy, counts once); a collision costs

@@ -51,7 +51,10 @@
 //!   lock onto it this is slightly later than the standard's timeout). Then the CW doubles
 //!   (min(2·CW + 1, CWmax)) and the frame is retried, or dropped at `retry_limit` attempts; one
 //!   counter for RTS and DATA failures (interpretation: the standard keeps a short and a long
-//!   retry counter; `retry_limit` is the short one, 7). After success or failure the station
+//!   retry counter; `retry_limit` is the short one, 7; §10.3.4.4 counts RTS failures on the
+//!   short one, so they drop frames too. ns-3.37 does not: for frames above its RTS threshold
+//!   it checks only the long counter, which RTS failures leave alone; `retry_limit: None`
+//!   reproduces its RTS/CTS numbers). After success or failure the station
 //!   draws a new backoff (post-backoff) and counts from max(resolution, idle start) + DIFS.
 //!   `StationCounters::attempts` counts channel accesses (RTS or basic DATA), `failures` the
 //!   accesses that did not end in an ACK.
@@ -568,7 +571,7 @@ impl SpatialMedium {
                 if standard {
                     let timeout = if tx.kind == Kind::Rts { self.cfg.phy.cts_timeout } else { self.cfg.phy.ack_timeout };
                     let g = self.sta[s].tgen;
-                    self.push(tx.start + tx.air + timeout, Ev::Timeout(s as u32, g));
+                    self.push((tx.start + tx.air + timeout).max(t), Ev::Timeout(s as u32, g));
                 } else {
                     self.resolve(t, s, false, out);
                 }

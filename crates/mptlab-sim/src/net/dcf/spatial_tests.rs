@@ -330,14 +330,16 @@ fn one_saturated_station_gets_24_578_mbps_and_19_347_with_rts_cts() {
     assert!((8000.0f64 / 325.5 - 24.578).abs() < 0.0005 && (8000.0f64 / 413.5 - 19.347).abs() < 0.0005);
 }
 
-/// ns-3.37 (802.11a 54 Mbit/s, 1000 B, one collision domain; study notes §8.3 A).
+/// ns-3.37 (802.11a 54 Mbit/s, 1000 B, one collision domain; study notes §8.3 A): within 1 % and
+/// 0.01 at every n, including n = 20 and 50 where `Medium` falls 1.1 % and 1.7 % short
+/// (measured here: +0.12, −0.17, −0.10, −0.02, −0.11 %). The difference: after a collision
+/// `Medium` keeps bystanders waiting until the colliders' ACK timeout (45 µs after the frames'
+/// end instead of DIFS, 34 µs); here they defer DIFS, as ns-3's do.
 #[test]
 fn complete_matrix_matches_ns3_with_standard_rules() {
     let cfg = DcfConfig::standard(PhyParams::ofdm_80211a_54());
-    let bad: Vec<_> = [(2, 25.22, 0.110), (5, 24.66, 0.257), (10, 23.44, 0.367)]
-        .into_iter()
-        .filter_map(|(n, s, p)| check(cfg, n, s, p, 0.01, 60_000))
-        .collect();
+    let refs = [(2, 25.22, 0.110), (5, 24.66, 0.257), (10, 23.44, 0.367), (20, 21.82, 0.472), (50, 18.97, 0.612)];
+    let bad: Vec<_> = refs.into_iter().filter_map(|(n, s, p)| check(cfg, n, s, p, 0.01, 60_000)).collect();
     assert!(bad.is_empty(), "{bad:?}");
 }
 
@@ -349,11 +351,20 @@ fn complete_matrix_matches_bianchis_model_with_bianchi_rules() {
     assert!(bad.is_empty(), "{bad:?}");
 }
 
-/// ns-3.37 with RTS/CTS for every frame at n = 5: 20.65 Mbit/s (issue 23).
+/// ns-3.37 with RTS/CTS for every frame (issue 23): 20.65, 20.37, 19.82 Mbit/s at n = 5, 20, 50,
+/// within 1 % (measured: +0.09, −0.12, +0.07 %). Run without a retry limit: ns-3.37 never drops
+/// an RTS-protected frame for failed RTSs (`ReportRtsFailed` counts them on the short retry
+/// counter, `NeedRetransmission` checks only the long one for frames above the RTS threshold),
+/// and with everybody in range a DATA after a CTS never fails. With the standard's limit
+/// (RTS failures count, 7 attempts) the spatial medium gives 20.65, 20.30, 19.55 (−1.4 % at 50).
 #[test]
-fn complete_matrix_with_rts_cts_matches_ns3_at_five_stations() {
-    let cfg = DcfConfig { rts_threshold: Some(0), ..DcfConfig::standard(PhyParams::ofdm_80211a_54()) };
-    assert!(check(cfg, 5, 20.65, f64::NAN, 0.01, 60_000).is_none());
+fn complete_matrix_with_rts_cts_matches_ns3() {
+    let cfg = DcfConfig { rts_threshold: Some(0), retry_limit: None, ..DcfConfig::standard(PhyParams::ofdm_80211a_54()) };
+    let bad: Vec<_> =
+        [(5, 20.65), (20, 20.37), (50, 19.82)].into_iter().filter_map(|(n, s)| check(cfg, n, s, f64::NAN, 0.01, 60_000)).collect();
+    assert!(bad.is_empty(), "{bad:?}");
+    let limited = DcfConfig { retry_limit: Some(7), ..cfg };
+    assert!(check(limited, 5, 20.65, f64::NAN, 0.01, 60_000).is_none());
 }
 
 /// Station s joins at s · 700 µs with two frames, then stays saturated, until `target` outputs;
