@@ -694,3 +694,23 @@ fn grid_of_100_conserves_frames() {
     eprintln!("grid: {id} frames, {ok} acked, p {:.3}", fail as f64 / att as f64);
     assert!(id > 4_000 && fail > 0 && ok > id / 2);
 }
+
+/// One saturated station, every delivery instant to the ns: immediate access for the first
+/// frame, then post-backoffs replayed from its stream; basic (DIFS + b·slot + 180 µs to the
+/// delivery, ACK end 44 µs later) and RTS/CTS (delivery 268 µs after the RTS starts, ACK end
+/// 312 µs after it).
+#[test]
+fn single_station_delivery_instants_follow_its_backoff_draws() {
+    for (rts, to_rx, to_end) in [(None, 180, 224), (Some(0), 268, 312)] {
+        let cfg = DcfConfig { rts_threshold: rts, ..DcfConfig::standard(PhyParams::ofdm_80211a_54()) };
+        let mut m = SpatialMedium::new(cfg, complete(2), 6);
+        let mut replay = RngStream::new(6, StreamId::new(STREAM_DCF, 0));
+        let r = saturate(&mut m, &[(0, 1)], 1_000, Time::MAX, true);
+        let mut start = 34 * US;
+        for (k, o) in r.outputs.iter().enumerate() {
+            let Output::Delivered { at, frame, attempts: 1, .. } = *o else { panic!("{o:?}") };
+            assert_eq!((at, frame.id), (start + to_rx * US, k as u64));
+            start += to_end * US + 34 * US + (replay.next_u64() % 16) * 9 * US;
+        }
+    }
+}
