@@ -40,7 +40,8 @@
 //!   instant at equal power never let a receiver lock onto a preamble (ns-3.37's preamble
 //!   detection needs about 4 dB SNR), so the medium is merely busy and DIFS applies; with EIFS
 //!   the measured n = 5…50 throughput fell 2–7 % below ns-3.37's, without it 0–2 %
-//!   (`DcfConfig::eifs_after_collision` turns it on; hidden terminals will need it). The default
+//!   (`DcfConfig::eifs_after_collision` turns it on; `SpatialMedium` applies EIFS by itself after
+//!   overlaps that begin after a preamble, the hidden-terminal case). The default
 //!   was settled after that comparison with ns-3 (a validation target, not a seed's outcome).
 //! - `Rules::Bianchi` (his chain): the counter also decrements in the slot in which the medium
 //!   turns busy (each "generic slot", idle or busy, counts once); a collision costs
@@ -53,15 +54,20 @@
 //! appends delivered and dropped frames to `out`) and `enqueue(now, station, frame)` after having
 //! advanced to `now`. Randomness: one `RngStream` per station.
 //!
-//! Later (not here): a hearing matrix `hears[i][j]` (carrier sense and decoding per pair, hidden
-//! terminals); `Frame::dst` is already carried for it. RTS/CTS, TXOP bursts, capture.
+//! Hearing matrices (carrier sense and decoding per pair, hidden terminals, spatial reuse) and
+//! RTS/CTS with NAV are in `spatial.rs` (`SpatialMedium`, same interface). This medium ignores
+//! `DcfConfig::rts_threshold` (basic access only). Later (not here): TXOP bursts, capture.
 
 pub mod phy;
+pub mod spatial;
 
+#[cfg(test)]
+mod spatial_tests;
 #[cfg(test)]
 mod tests;
 
 pub use phy::{FrameTiming, PhyParams};
+pub use spatial::SpatialMedium;
 
 use mptlab_engine::{RngStream, StreamId, Time};
 use std::collections::VecDeque;
@@ -90,17 +96,21 @@ pub struct DcfConfig {
     /// `Standard` rules only: stations that heard a collision defer EIFS instead of DIFS
     /// (off by default: see the module comment).
     pub eifs_after_collision: bool,
+    /// RTS/CTS (802.11-2016 §10.3.2.5) for frames whose MSDU exceeds this many bytes
+    /// (`Some(0)`: every frame); `None` (default): basic access only. `SpatialMedium` only:
+    /// `Medium` ignores it.
+    pub rts_threshold: Option<u32>,
 }
 
 impl DcfConfig {
     /// The standard's rules with a 7-attempt limit.
     pub fn standard(phy: PhyParams) -> Self {
-        Self { phy, rules: Rules::Standard, retry_limit: Some(7), eifs_after_collision: false }
+        Self { phy, rules: Rules::Standard, retry_limit: Some(7), eifs_after_collision: false, rts_threshold: None }
     }
 
     /// Bianchi's rules: unlimited retries.
     pub fn bianchi(phy: PhyParams) -> Self {
-        Self { phy, rules: Rules::Bianchi, retry_limit: None, eifs_after_collision: false }
+        Self { phy, rules: Rules::Bianchi, retry_limit: None, eifs_after_collision: false, rts_threshold: None }
     }
 }
 

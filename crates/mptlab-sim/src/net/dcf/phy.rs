@@ -19,6 +19,10 @@
 //!   Its EIFS and ACK timeout are not in the paper (Bianchi's rules use neither; the standard
 //!   rules use the ACK timeout, and EIFS only with `DcfConfig::eifs_after_collision`):
 //!   EIFS = SIFS + ACK + DIFS, ACK timeout = SIFS + slot + PHY header + 2δ (by analogy).
+//! - RTS (20 B) and CTS (14 B) (802.11-2016 §9.3.1.2–9.3.1.3) go at the control rate of the ACK:
+//!   OFDM 24 Mbit/s, ⌈(16 + 6 + 160)/96⌉ = 2 symbols → 28 µs for both; Bianchi's set: RTS 160
+//!   bits, CTS 112 bits, plus the PHY header. The CTS timeout (§10.3.2.5: SIFS + slot +
+//!   PHY-RX-START delay after the RTS) equals the ACK timeout (§10.3.2.9).
 
 use mptlab_engine::Time;
 
@@ -44,6 +48,8 @@ pub struct PhyParams {
     pub eifs: Time,
     /// Time after its frame's end a sender waits for the ACK to start (`standard` rules only).
     pub ack_timeout: Time,
+    /// Time after its RTS's end a sender waits for the CTS to start (`standard` rules only).
+    pub cts_timeout: Time,
     /// One-way propagation delay δ between any two stations.
     pub prop_delay: Time,
     pub cw_min: u32,
@@ -71,6 +77,7 @@ impl PhyParams {
             difs,
             eifs: sifs + ack_lowest + difs,
             ack_timeout: sifs + slot + 20 * US,
+            cts_timeout: sifs + slot + 20 * US,
             prop_delay: 0,
             cw_min: 15,
             cw_max: 1023,
@@ -92,6 +99,7 @@ impl PhyParams {
             difs,
             eifs: sifs + ack + difs,
             ack_timeout: sifs + slot + 128 * US + 2 * prop_delay,
+            cts_timeout: sifs + slot + 128 * US + 2 * prop_delay,
             prop_delay,
             cw_min,
             cw_max,
@@ -117,6 +125,23 @@ impl PhyParams {
             FrameTiming::Linear { rate_bps, phy_header_bits, ack_bits, .. } => {
                 (phy_header_bits as u64 + ack_bits as u64) * 1_000_000_000 / rate_bps
             }
+        }
+    }
+
+    /// Air time of an RTS (20 B) at the control rate.
+    pub fn rts_time(&self) -> Time {
+        self.control_time(20, 160)
+    }
+
+    /// Air time of a CTS (14 B) at the control rate.
+    pub fn cts_time(&self) -> Time {
+        self.control_time(14, 112)
+    }
+
+    fn control_time(&self, bytes: u64, linear_bits: u64) -> Time {
+        match self.timing {
+            FrameTiming::Ofdm { ack_n_dbps, .. } => ofdm_time(8 * bytes, ack_n_dbps),
+            FrameTiming::Linear { rate_bps, phy_header_bits, .. } => (phy_header_bits as u64 + linear_bits) * 1_000_000_000 / rate_bps,
         }
     }
 }
