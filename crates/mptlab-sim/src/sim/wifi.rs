@@ -1,4 +1,5 @@
-//! Wi-Fi channels at run time: one shared medium per `[wifi.<name>]` (`net::dcf`), driven by
+//! Wi-Fi channels at run time: one shared medium per `[wifi.<name>]` (`net::dcf::spatial`:
+//! stations hear and decode each other within the channel's range), driven by
 //! one lazily re-armed event per channel (`Ev::Wifi`). A packet whose next hop is a Wi-Fi
 //! direction is handed to the sending station's queue as a frame (its id is the packet handle,
 //! its receiver the direction's far station); the medium reports each frame delivered to its
@@ -6,7 +7,7 @@
 //! is lost, as on a channel loss). Per-direction accounting is the hop's (`net::wifi`).
 
 use super::{arm, Ev, Simulation};
-use crate::net::dcf::{DcfConfig, Frame, Medium, Output, PhyParams, STREAM_DCF};
+use crate::net::dcf::{DcfConfig, Frame, Output, PhyParams, SpatialMedium, STREAM_DCF};
 use crate::net::WifiSpec;
 use crate::results::{StationSummary, WifiSummary};
 use crate::spec::{LinkId, WifiPhy};
@@ -16,7 +17,7 @@ use mptlab_engine::{Handle, LazyTimer, RngStream, StreamId, Time};
 /// Stream kind of a channel's stations: station i of channel `name` draws from
 /// (seed, STREAM_DCF, hash of `name#i`), so channels never share a stream.
 pub struct Channel {
-    medium: Medium,
+    medium: SpatialMedium,
     timer: LazyTimer,
     queue_limit: Option<u64>,
 }
@@ -29,12 +30,14 @@ impl Channel {
         };
         let mut cfg = if spec.bianchi { DcfConfig::bianchi(phy) } else { DcfConfig::standard(phy) };
         cfg.retry_limit = spec.retry_limit;
+        // RTS/CTS before every data frame.
+        cfg.rts_threshold = spec.rts_cts.then_some(0);
         let rngs =
             (0..spec.stations.len()).map(|i| RngStream::new(seed, StreamId::named(STREAM_DCF, &format!("{}#{i}", spec.name)))).collect();
-        Self { medium: Medium::with_rngs(cfg, rngs), timer: LazyTimer::default(), queue_limit: spec.queue_limit }
+        Self { medium: SpatialMedium::with_rngs(cfg, spec.hearing(), rngs), timer: LazyTimer::default(), queue_limit: spec.queue_limit }
     }
 
-    pub fn medium(&self) -> &Medium {
+    pub fn medium(&self) -> &SpatialMedium {
         &self.medium
     }
 }
