@@ -346,8 +346,8 @@ fn complete_matrix_matches_ns3_with_standard_rules() {
 #[test]
 fn complete_matrix_matches_bianchis_model_with_bianchi_rules() {
     let cfg = DcfConfig::bianchi(PhyParams::ofdm_80211a_54());
-    let bad: Vec<_> =
-        [(5, 25.15, 0.272), (10, 23.79, 0.384)].into_iter().filter_map(|(n, s, p)| check(cfg, n, s, p, 0.015, 60_000)).collect();
+    let model = [(2, 25.89, 0.105), (5, 25.15, 0.272), (10, 23.79, 0.384), (20, 22.24, 0.481), (50, 19.90, 0.595)];
+    let bad: Vec<_> = model.into_iter().filter_map(|(n, s, p)| check(cfg, n, s, p, 0.015, 60_000)).collect();
     assert!(bad.is_empty(), "{bad:?}");
 }
 
