@@ -59,8 +59,11 @@
 //!   is spread over the two legs in proportion. per_frame and ack_dc (consecutive frames in a
 //!   TXOP, SIFS-separated) are not scaled.
 //! - E1, E8: budgets are fixed at the period's start and served per chunk, fastest path first
-//!   (a path with budget left and window space); an unused budget does not carry over. A path
-//!   that becomes usable mid-period waits for the next period.
+//!   (a path with budget left and window space); an unused budget does not carry over. A change
+//!   in the set of eligible paths (a join, a failure) ends the period: a new one is planned,
+//!   and what each path was given in the cut-short period counts against its new budget (its
+//!   packets are still on the way; at a connection's start, when the paths open one by one at
+//!   the same instant, this is what makes the plan the one of all paths together).
 //! - CR hand-over: case 2 in round r of path i plans the packets of rounds 1…r−1 (`pre`) and
 //!   then w*. The cap goes to the controller when round r starts: at once if r = 1, else at the
 //!   first ACK on the path after its `pre`-th packet of the period was scheduled (the
@@ -343,7 +346,14 @@ pub struct LossAware {
     pending: Vec<PendingCap>,
     caps: Vec<WindowCap>,
     scratch: Vec<(usize, PathTimes)>,
+    /// The eligible paths the period was planned for (bit i = path id i).
+    planned_for: u128,
     periods: u64,
+}
+
+/// The eligible paths' ids as a bit set (ids beyond 127 share the top bit).
+fn eligible_set(paths: &[PathView]) -> u128 {
+    eligible(paths).fold(0, |m, p| m | 1u128 << p.id.min(127))
 }
 
 fn packets(bytes: u64, mss: u32) -> u64 {
@@ -361,6 +371,7 @@ impl LossAware {
             pending: Vec::new(),
             caps: Vec::new(),
             scratch: Vec::new(),
+            planned_for: 0,
             periods: 0,
         }
     }
@@ -379,8 +390,9 @@ impl LossAware {
     }
 
     /// Plan a period starting at `now`; false (nothing planned) when some usable path has
-    /// neither a model nor an RTT sample.
-    fn plan(&mut self, now: Time, paths: &[PathView]) -> bool {
+    /// neither a model nor an RTT sample. `carry`: the packets given in the current period
+    /// count against the new budgets (the period is cut short by a change of paths).
+    fn plan(&mut self, now: Time, paths: &[PathView], carry: bool) -> bool {
         self.period_end = None;
         self.pending.clear();
         self.scratch.clear();
@@ -397,7 +409,9 @@ impl LossAware {
         let n = paths.iter().map(|p| p.id + 1).max().unwrap_or(0);
         self.budget.clear();
         self.budget.resize(n, 0);
-        self.used.clear();
+        if !carry {
+            self.used.clear();
+        }
         self.used.resize(n, 0);
         self.order.clear();
         self.order.extend(self.scratch.iter().map(|s| s.0));
@@ -419,7 +433,9 @@ impl LossAware {
             let plan = self.cfg.plan(&pt, Round { w: packets(p.cwnd, p.mss), sst, loss }, period);
             self.budget[id] = plan.budget;
             if let Some((pre, packets)) = plan.cr {
-                let cap = PendingCap { path: id, pre, packets, acked_at_pre: None };
+                // Packets carried over from a cut-short period may have sent the earlier rounds.
+                let acked_at_pre = (self.used[id] >= pre).then_some(p.bytes_acked);
+                let cap = PendingCap { path: id, pre, packets, acked_at_pre };
                 if pre == 0 {
                     self.caps.push(WindowCap { path: id, packets });
                 } else {
@@ -427,6 +443,7 @@ impl LossAware {
                 }
             }
         }
+        self.planned_for = eligible_set(paths);
         self.periods += 1;
         true
     }
@@ -447,7 +464,9 @@ impl LossAware {
 impl Scheduler for LossAware {
     fn select(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision {
         let now = conn.now;
-        if self.period_end.is_none_or(|end| now >= end) && !self.plan(now, paths) {
+        let ended = self.period_end.is_none_or(|end| now >= end);
+        let changed = !ended && eligible_set(paths) != self.planned_for;
+        if (ended || changed) && !self.plan(now, paths, changed) {
             // Unplannable: minRTT until every usable path has a model or an RTT sample.
             return eligible(paths).filter(|p| p.has_space).min_by_key(rtt_key).map_or(Decision::Wait, |p| Decision::Send(p.id));
         }

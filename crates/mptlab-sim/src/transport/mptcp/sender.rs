@@ -715,7 +715,7 @@ impl MptcpSender {
                         // Window caps (seed 004's CR) go to the named path's controller.
                         while let Some(c) = self.core.take_window_cap() {
                             if let Some(s) = self.subs.get_mut(c.path) {
-                                s.snd.cc_mut().cap_round(now, c.packets);
+                                s.snd.cap_round(now, c.packets);
                             }
                         }
                         MultipathCore::placement(decision, self.subs.len(), |i| self.placeable(i))
