@@ -302,10 +302,14 @@ impl LossAwareConfig {
         let p0 = (1.0 - l).powi(w as i32);
         e += p0 * self.expected(pt, left - full, self.grow(w, sst), sst, l, depth + 1, prob * p0);
         // 4-2 / 5-2: n ≤ w − 3 losses, recovered by FR.
-        let fr: Vec<(u64, f64)> = (1..=w.saturating_sub(3)).map(|n| (n, p_loss_count(n, w, l))).collect();
-        let p_fr: f64 = fr.iter().map(|f| f.1).sum();
+        let (mut p_fr, mut retx) = (0.0, 0.0);
+        for n in 1..=w.saturating_sub(3) {
+            let p = p_loss_count(n, w, l);
+            p_fr += p;
+            retx += p * pt.t(n) as f64;
+        }
         if p_fr > 0.0 {
-            let ded = recover as f64 + fr.iter().map(|&(n, p)| p * pt.t(n) as f64).sum::<f64>();
+            let ded = recover as f64 + retx;
             if (left as f64) > ded {
                 let half = w / 2;
                 e += p_fr * self.expected(pt, left - ded.round() as Time, half, half, l, depth + 1, prob * p_fr);
