@@ -42,6 +42,8 @@
 //!   window at once to max(min(w, w*), w_min) and the state is CR; sst is untouched; growth
 //!   resumes from w* at the next round end (reading (b): the Markov figure's "lower state";
 //!   the Python chain moves to (w*, sst, 0) likewise). w* ≥ w leaves the window as it is (held).
+//!   CR is a no-loss transition (Sec. III: "for no packet loss case"): a cap that arrives in the
+//!   FR or RTO state (the round carries a loss marker) is ignored.
 //! - C5: defaults w_min = 1, w_max = 20 (the paper's ranges [1, 5] and [10, 20]; the ends that
 //!   give the widest window range), sst_start = 16 (Sec. VII-A). The initial window is w_min
 //!   (Sec. III "start in SS with w = w_min"), not the transport's initial window. The RTO timer
@@ -168,6 +170,19 @@ impl NewReno5 {
         self.rounds
     }
 
+    /// Change state; the legal transitions of Fig. 2 are asserted in debug builds: CR is only
+    /// entered from a no-loss state (SS, CA or CR).
+    fn transition_to(&mut self, next: Nr5State) {
+        use Nr5State::*;
+        debug_assert!(
+            !matches!((self.state, next), (FastRecovery | Rto, Relaxation)),
+            "illegal transition {:?} -> {:?}",
+            self.state,
+            next
+        );
+        self.state = next;
+    }
+
     fn open_state(&self) -> Nr5State {
         if self.w < self.sst {
             Nr5State::SlowStart
@@ -198,7 +213,7 @@ impl NewReno5 {
             // Sec. III: SS doubles, CA adds one, both up to w_max (C4: doubling not capped at sst).
             self.w = if self.w < self.sst { 2 * self.w } else { self.w + 1 }.min(self.w_max());
         }
-        self.state = self.open_state();
+        self.transition_to(self.open_state());
     }
 }
 
@@ -217,13 +232,13 @@ impl CongestionControl for NewReno5 {
         let half = self.w / 2;
         self.sst = half.max(2);
         self.w = half.max(self.w_min());
-        self.state = Nr5State::FastRecovery;
+        self.transition_to(Nr5State::FastRecovery);
         self.loss_in_round = true;
     }
 
     fn on_recovery_exit(&mut self, _now: Time) {
         if self.state == Nr5State::FastRecovery {
-            self.state = self.open_state();
+            self.transition_to(self.open_state());
         }
     }
 
@@ -232,13 +247,16 @@ impl CongestionControl for NewReno5 {
             self.sst = (self.w / 2).max(2);
         }
         self.w = self.w_min();
-        self.state = Nr5State::Rto;
+        self.transition_to(Nr5State::Rto);
         self.loss_in_round = true;
     }
 
     fn cap_round(&mut self, _now: Time, packets: u32) {
+        if matches!(self.state, Nr5State::FastRecovery | Nr5State::Rto) {
+            return;
+        }
         self.w = self.w.min(packets as u64).max(self.w_min());
-        self.state = Nr5State::Relaxation;
+        self.transition_to(Nr5State::Relaxation);
     }
 
     fn window(&self) -> u64 {
@@ -403,6 +421,18 @@ mod tests {
         // Growth resumes from the relaxed window (SS: 1 → 2), sst still untouched.
         s.round();
         assert_eq!((s.w(), s.c.sst_packets(), s.c.state_name()), (2, 16, "ss"));
+    }
+
+    #[test]
+    fn relaxation_is_not_entered_from_a_loss_state() {
+        let mut c = nr5(1, 20, 16);
+        c.w = 8;
+        c.on_congestion_event(&loss(8));
+        c.cap_round(0, 1);
+        assert_eq!((c.window_packets(), c.state_name()), (4, "fr"));
+        c.on_rto(&loss(4));
+        c.cap_round(0, 1);
+        assert_eq!((c.window_packets(), c.state_name()), (1, "rto"));
     }
 
     #[test]

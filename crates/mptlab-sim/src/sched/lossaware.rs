@@ -256,7 +256,7 @@ impl LossAwareConfig {
     /// Case 2's w*: the largest j in [1, w) with T^j + ATT ≤ left (left ≥ T^1 + ATT).
     fn w_star(pt: &PathTimes, w: u64, left: Time) -> u64 {
         let spare = left - pt.rtt1();
-        let extra = if pt.per_frame == 0 { w } else { spare / pt.per_frame };
+        let extra = spare.checked_div(pt.per_frame).unwrap_or(w);
         (1 + extra).min(w - 1).max(1)
     }
 
