@@ -296,13 +296,14 @@ impl MptcpSender {
     // ----- subflow lifecycle ------------------------------------------------------------
 
     /// Open the connection: the first subflow (MP_CAPABLE). Without a handshake every subflow
-    /// is usable at once.
+    /// is usable at once: all are opened before the scheduler is first asked, so that it sees
+    /// them together (a period scheduler plans over all of them).
     pub fn start(&mut self, now: Time, out: &mut Vec<MpSeg>) {
         if self.tcp.handshake {
             self.open_subflow(now, 0, out);
         } else {
             for i in 0..self.subs.len() {
-                self.open_subflow(now, i, out);
+                self.open_quietly(now, i, out);
             }
             self.stats.established_at = Some(now);
             self.push(now, out);
@@ -325,8 +326,15 @@ impl MptcpSender {
 
     /// MP_JOIN of subflow `i` (ignored unless it is idle).
     pub fn open_subflow(&mut self, now: Time, i: usize, out: &mut Vec<MpSeg>) {
+        if self.open_quietly(now, i, out) && self.subs[i].snd.is_established() {
+            self.push(now, out);
+        }
+    }
+
+    /// Open subflow `i` without offering data to the scheduler; false if it was not idle.
+    fn open_quietly(&mut self, now: Time, i: usize, out: &mut Vec<MpSeg>) -> bool {
         if self.subs[i].state != SubState::Idle {
-            return;
+            return false;
         }
         let s = &mut self.subs[i];
         s.state = SubState::Active;
@@ -335,9 +343,7 @@ impl MptcpSender {
         s.snd.start(now, &mut self.tmp);
         self.refresh_msk_sndbuf();
         self.flush(i, out);
-        if self.subs[i].snd.is_established() {
-            self.push(now, out);
-        }
+        true
     }
 
     /// The path manager closes subflow `i` (its interface went down): its unacknowledged data
