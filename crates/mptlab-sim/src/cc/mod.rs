@@ -65,6 +65,10 @@ registry::controllers! {
         mod ccid5: "ccid5" [] Ccid5(bbr::BbrConfig) => Ccid5(Box<ccid5::Ccid5>) = |p, c| Box::new(ccid5::Ccid5::new(p, c)),
             "BBR v1 for DCCP (CCID 5): bbr's model and pacing with the window rounded down to whole packets, 10 packets initially; options as bbr",
             "MP-DCCP Linux net/dccp/ccids/ccid5.c (a port of tcp_bbr.c)";
+        // seed 004's 5-state NewReno; its CR state is driven by the `lossaware` scheduler.
+        mod newreno5: "newreno5" [] NewReno5(newreno5::NewReno5Config) => NewReno5(newreno5::NewReno5) = |p, c| newreno5::NewReno5::new(p, c),
+            "NewReno in whole packets, updated once per round: SS doubles, CA +1 up to w_max, FR halves, RTO to w_min, plus cwnd relaxation (CR: the scheduler caps the next round at what fits its period, sst untouched); starts at w_min with sst_start = 16",
+            "seed 004 (Guo et al., ICC 2025) Sec. III, Figs. 1-2, Sec. VI case 2; RFC 6582";
     }
 }
 
@@ -202,6 +206,11 @@ pub trait CongestionControl {
     fn packet_size(&self) -> Option<u32> {
         None
     }
+    /// Seed 004's cwnd relaxation (CR): the scheduler found that the round starting now fits
+    /// its scheduling period only with at most `packets` packets; a controller with a CR state
+    /// holds or lowers its window to that (`newreno5`). The connection forwards the scheduler's
+    /// `WindowCap` here; the others ignore it.
+    fn cap_round(&mut self, _now: Time, _packets: u32) {}
     /// Reads `AckEvent::rate`. A transport may leave out the per-packet delivery-rate snapshots
     /// behind the samples for controllers that do not (the samples are then None). The default
     /// is the safe answer; the fuzz harness checks every controller that says false.

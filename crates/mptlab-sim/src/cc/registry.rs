@@ -178,6 +178,9 @@ macro_rules! controllers {
             fn reads_rate_samples(&self) -> bool {
                 $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.reads_rate_samples())
             }
+            fn cap_round(&mut self, now: Time, packets: u32) {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.cap_round(now, packets))
+            }
         }
 
         /// Serialises like the scenario keys it came from: `{"cc": name, "cc_options": {...}}`,
@@ -275,7 +278,22 @@ mod tests {
         let names: Vec<_> = CONGESTION_CONTROLLERS.iter().map(|a| a.name).collect();
         assert_eq!(
             names,
-            ["reno", "newreno", "cubic", "bbr", "bbr2", "vegas", "lia", "olia", "balia", "wvegas", "blp-adaptive", "ccid2", "ccid5"]
+            [
+                "reno",
+                "newreno",
+                "cubic",
+                "bbr",
+                "bbr2",
+                "vegas",
+                "lia",
+                "olia",
+                "balia",
+                "wvegas",
+                "blp-adaptive",
+                "ccid2",
+                "ccid5",
+                "newreno5"
+            ]
         );
         assert_eq!(resolve(CONGESTION_CONTROLLERS, "BBR3"), Some("bbr2"));
         assert_eq!(resolve(CONGESTION_CONTROLLERS, "adaptive"), Some("blp-adaptive"));

@@ -344,6 +344,7 @@ fn mptcp_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
             opportunistic_retransmit: mptcp.opportunistic_retransmit,
         },
         paths,
+        path_models: Vec::new(),
     })
 }
 

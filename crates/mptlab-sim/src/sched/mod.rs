@@ -62,6 +62,9 @@ registry::schedulers! {
     mod peekaboo: "peekaboo" [] Peekaboo(peekaboo::PeekabooConfig) => Peekaboo(peekaboo::Peekaboo) = |seed, c| peekaboo::Peekaboo::new(c, seed),
         "learning-based: when the fast path is full, a LinUCB bandit over path features chooses wait-for-fast or send-on-slow; stochastic adjustment of the wait by RTT variation",
         "Wu, Alay, Brunstrom, Ferlin, Caso, IEEE JSAC 38(10) 2020 (simplified)";
+    mod lossaware: "lossaware" ["seed004"] LossAware(lossaware::LossAwareConfig) => LossAware(lossaware::LossAware) = |_, c| lossaware::LossAware::new(c),
+        "per scheduling period (the slowest path's round), paths sorted by model RTT; each faster path's period is the next slower path's T^1 (+ ATT); eq. (10) cases 1-5 give its packet budget (no-loss branch while p(0|w) >= 0.5, or the expected count); case 2 caps the controller's round at w* (CR); waits with a wake-up at the period's end",
+        "seed 004 (Guo et al., ICC 2025) Sec. VI eq. (10), Sec. III Fig. 1, eqs. (6)-(9)";
 }
 
 use crate::cc::options::OptValue;
@@ -110,6 +113,37 @@ pub struct PathView {
     /// detection: SACK/RACK marks, RTO), never decreasing.
     pub packets_lost: u64,
     pub bytes_lost: u64,
+    /// The controller's slow-start threshold in bytes (0: unknown; `u64::MAX`: none yet).
+    pub ssthresh: u64,
+    /// The path's current retransmission timeout (backoff included), 0 when unknown.
+    pub rto: Time,
+    /// Per-path model terms for model-driven schedulers (`lossaware`); all zero when unknown.
+    pub model: PathModel,
+}
+
+/// Idle-channel terms of a path's RTT model (seed 004, Sec. V eqs. (6)–(9), Sec. VI eq. (10)),
+/// given by the scenario (MPTCP: `MptcpSpec::path_models`); a zero term means unknown, and a
+/// scheduler that reads them falls back to measurements.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PathModel {
+    /// T^1 = DTT: one data packet from the source to the data centre, summed over the hops
+    /// (eq. (9)'s first sum).
+    pub dtt: Time,
+    /// ATT: one TCP ACK back from the data centre (eq. (9)'s second sum).
+    pub att: Time,
+    /// Each further packet of a TXOP batch: SIFS + |Data| / B_i^D (eq. (10)).
+    pub per_frame: Time,
+    /// One TCP ACK on the data centre's interface of the path: |ACK| / B_i^DC (case 3's bound).
+    pub ack_dc: Time,
+    /// Hops of the path.
+    pub hops: u32,
+}
+
+impl PathModel {
+    /// Whether the model's data and ACK legs are known.
+    pub fn is_known(&self) -> bool {
+        self.dtt > 0 && self.att > 0
+    }
 }
 
 /// What a scheduler sees of the connection.
@@ -139,8 +173,29 @@ pub enum Decision {
     Wait,
 }
 
+/// A window cap a scheduler hands to one path's controller (seed 004's CR state): the round
+/// that path starts now should carry at most `packets` packets. The connection forwards it to
+/// the path's controller (`CongestionControl::cap_round`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowCap {
+    /// The path, as `PathView::id`.
+    pub path: usize,
+    pub packets: u32,
+}
+
 pub trait Scheduler {
     fn select(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision;
+    /// When the scheduler wants to be asked again even if no ACK or window change comes (the
+    /// end of a scheduling period it waits for). The connection keeps one timer at this time
+    /// (a time not after now arms nothing) and, when it fires, offers its next chunk again.
+    fn wake_at(&self) -> Option<Time> {
+        None
+    }
+    /// The next window cap for a path's controller, if any; the connection drains them after
+    /// every `select`.
+    fn take_window_cap(&mut self) -> Option<WindowCap> {
+        None
+    }
 }
 
 impl AnyScheduler {

@@ -47,6 +47,18 @@ macro_rules! schedulers {
                     $(AnyScheduler::$dv(s) => s.select(conn, paths),)*
                 }
             }
+            #[inline]
+            fn wake_at(&self) -> Option<mptlab_engine::Time> {
+                match self {
+                    $(AnyScheduler::$dv(s) => s.wake_at(),)*
+                }
+            }
+            #[inline]
+            fn take_window_cap(&mut self) -> Option<$crate::sched::WindowCap> {
+                match self {
+                    $(AnyScheduler::$dv(s) => s.take_window_cap(),)*
+                }
+            }
         }
 
         impl AnyScheduler {
@@ -130,7 +142,7 @@ mod tests {
     #[test]
     fn every_entry_builds_its_own_variant_under_its_name() {
         let names: Vec<_> = SCHEDULERS.iter().map(|a| a.name).collect();
-        assert_eq!(names, ["minrtt", "default", "roundrobin", "redundant", "blest", "ecf", "cpf", "otias", "blp", "peekaboo"]);
+        assert_eq!(names, ["minrtt", "default", "roundrobin", "redundant", "blest", "ecf", "cpf", "otias", "blp", "peekaboo", "lossaware"]);
         for name in names {
             let cfg = SchedConfig::default_for(name).unwrap();
             assert_eq!((cfg.name(), cfg.build_seeded(7).name()), (name, name));

@@ -9,7 +9,7 @@ use super::minrtt::MinRtt;
 use super::otias::Otias;
 use super::redundant::Redundant;
 use super::roundrobin::{RoundRobin, RoundRobinConfig};
-use super::{AnyScheduler, ConnView, Decision, PathView, SchedConfig, Scheduler};
+use super::{AnyScheduler, ConnView, Decision, PathModel, PathView, SchedConfig, Scheduler};
 use crate::cc::options::OptValue;
 use crate::cc::registry::names;
 use crate::sched::registry::SCHEDULERS;
@@ -735,6 +735,14 @@ pub(super) fn random_view_with(r: &mut RngStream, now: Time, g: &ViewProfile) ->
                 bytes_sent: bytes_acked + retransmissions * mss as u64,
                 packets_lost: retransmissions,
                 bytes_lost: retransmissions * mss as u64,
+                ssthresh: if id % 3 == 0 { u64::MAX } else { cwnd / 2 },
+                rto: 3 * srtt,
+                // Every other path has RTT-model terms (`lossaware`), derived from its SRTT.
+                model: if id % 2 == 0 {
+                    PathModel { dtt: srtt / 3, att: srtt / 4, per_frame: srtt / 20, ack_dc: srtt / 50, hops: 1 + id as u32 }
+                } else {
+                    PathModel::default()
+                },
             }
         })
         .collect();
@@ -787,7 +795,7 @@ fn check(may_queue: bool, paths: &[PathView], d: Decision) -> Result<(), String>
 fn work_conserving(c: &SchedConfig) -> bool {
     match c {
         SchedConfig::Default(l) => !l.kernel && !l.queue,
-        SchedConfig::Blest(_) | SchedConfig::Ecf(_) | SchedConfig::Blp(_) | SchedConfig::Peekaboo(_) => false,
+        SchedConfig::Blest(_) | SchedConfig::Ecf(_) | SchedConfig::Blp(_) | SchedConfig::Peekaboo(_) | SchedConfig::LossAware(_) => false,
         _ => true,
     }
 }

@@ -10,7 +10,7 @@ use crate::apps::App;
 use crate::metrics::{active_bins, RateMeter};
 use crate::net::{Hop, RouteTable, WifiDirection};
 use crate::spec::RunSpec;
-use crate::transport::endpoint::{End, Outbox, SLOTS_PER_PATH};
+use crate::transport::endpoint::{End, Outbox, CONN_SLOTS, SLOTS_PER_PATH};
 use crate::transport::tunnel::Tunnel;
 use crate::transport::AnyEndpoint;
 use mptlab_engine::{Arena, EventQueue, LazyTimer, RngStream, StreamId};
@@ -103,7 +103,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             app: App::new(&f.app, built.app_unit, rng),
             backlog: 0,
             route_base,
-            timers: vec![LazyTimer::default(); SLOTS_PER_PATH * pairs.len()],
+            timers: vec![LazyTimer::default(); SLOTS_PER_PATH * pairs.len() + CONN_SLOTS],
             metrics: FlowMetrics { mp, ..metrics },
         });
     }

@@ -16,7 +16,8 @@
 //!   which the simulation schedules events, which the golden summaries pin down.
 //! - Timer slots: `SLOTS_PER_PATH` per path, `SLOT_SENDER` (retransmission/persist, or the
 //!   whole sending end's timer), `SLOT_RECEIVER` (delayed ACK, or the receiving end's timer) and
-//!   `SLOT_PACER` (pacing), at `SLOTS_PER_PATH · path + slot`.
+//!   `SLOT_PACER` (pacing), at `SLOTS_PER_PATH · path + slot`; then `CONN_SLOTS` for the whole
+//!   connection at `conn_slot(paths)` (the scheduler's wake-up).
 //! - A packet's frames that do not fit the fixed `Packet` are written by `poll_transmit` into
 //!   `Bodies` under the handle the packet is about to get (`next`); the simulation inserts the
 //!   packet right away, before anything else can take that handle.
@@ -48,8 +49,18 @@ pub const SLOT_RECEIVER: usize = 1;
 pub const SLOT_PACER: usize = 2;
 /// Timer slots per path.
 pub const SLOTS_PER_PATH: usize = 3;
-/// Timer slots a flow may use (the widest endpoint: one set per MPTCP subflow).
-pub const MAX_TIMER_SLOTS: usize = SLOTS_PER_PATH * MAX_SUBFLOWS;
+/// Timer slots of the whole connection, after the paths' (`conn_slot`): a multipath
+/// connection's scheduler wake-up (`Scheduler::wake_at`).
+pub const CONN_SLOTS: usize = 1;
+/// Timer slots a flow may use (the widest endpoint: one set per MPTCP subflow, plus the
+/// connection's).
+pub const MAX_TIMER_SLOTS: usize = SLOTS_PER_PATH * MAX_SUBFLOWS + CONN_SLOTS;
+
+/// The connection-level timer slot of a flow with `paths` paths (the first after theirs).
+#[inline]
+pub const fn conn_slot(paths: usize) -> usize {
+    SLOTS_PER_PATH * paths
+}
 /// Path managers react to an interface change in passes, one per kind, so that the flows of
 /// one kind all react before those of the next (the order the events were always scheduled in).
 pub const PATH_MANAGER_PASSES: usize = 2;

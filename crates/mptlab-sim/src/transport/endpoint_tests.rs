@@ -128,3 +128,39 @@ fn every_endpoint_variant_stays_within_single_path_tcps_size_class() {
     assert!(sizes.iter().all(|&s| s <= 32), "inline sizes {sizes:?} (TCP, UDP, MPTCP, QUIC)");
     assert!(size_of::<AnyEndpoint>() <= 40, "AnyEndpoint is {} B", size_of::<AnyEndpoint>());
 }
+
+/// The scheduler's wake-up (`Scheduler::wake_at`) arms the connection-level slot after the
+/// paths' slots, and its expiry offers data again without any ACK: `lossaware` gives the fast
+/// path a budget below its window (seed 004 eq. (10) case 2), waits, and at the period's end
+/// plans the next period.
+#[test]
+fn mptcp_scheduler_wake_up_arms_the_connection_slot_and_resumes_sending() {
+    use crate::sched::{PathModel, SchedConfig};
+    use crate::transport::endpoint::conn_slot;
+    let mut spec = spec(include_str!("../../../../scenarios/mptcp-two-paths.toml"));
+    let crate::spec::TransportSpec::Mptcp(m) = &mut spec.flows[0].transport else { unreachable!("an mptcp flow") };
+    m.scheduler = SchedConfig::from_name("lossaware").unwrap();
+    m.cc = CcConfig::default_for("newreno").unwrap();
+    m.config.handshake = false;
+    m.config.initial_cwnd_segments = 10;
+    // Sec. III's idle-channel 802.11a hops (µs): one hop, two hops.
+    let us = 1000;
+    let hop = |h: Time| PathModel { dtt: h * 258 * us, att: h * 110 * us, per_frame: 196 * us, ack_dc: 32 * us, hops: h as u32 };
+    m.path_models = vec![hop(1), hop(2)];
+    let f = &spec.flows[0];
+    let mut ep = AnyEndpoint::build(&f.transport, f.app.unit_write(), 7).endpoint;
+    let (mut out, mut bodies) = (Outbox::default(), Bodies::default());
+    ep.start(0, AppStart { bulk: true, bytes: 0, file: false }, &mut out);
+    let (sent, wakes) = drain(&mut ep, 0, &mut out, &mut bodies);
+    let on = |sent: &[Transmit], p: u16| sent.iter().filter(|t| t.path == p && t.packet.is_data()).count();
+    // Path 1 (two hops, the slowest) takes its window of 10; path 0 gets 2 (case 2: 2 packets
+    // of T^j + ATT = 368 + 196 (j − 1) µs fit in path 1's 736 µs one-packet round).
+    assert_eq!((on(&sent, 0), on(&sent, 1)), (2, 10));
+    // The period is path 1's round of 10: T^10 + ATT = 516 + 9·196 + 220 = 2500 µs.
+    let slot = conn_slot(2);
+    assert!(wakes.contains(&Wake::Timer { slot, deadline: Some(2500 * us) }), "{wakes:?}");
+    // No ACK comes; the wake-up alone starts the next period: 2 more on path 0.
+    ep.on_timeout(2500 * us, slot, &mut out);
+    let (sent, _) = drain(&mut ep, 2500 * us, &mut out, &mut bodies);
+    assert_eq!(on(&sent, 0), 2);
+}

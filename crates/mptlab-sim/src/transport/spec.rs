@@ -74,6 +74,10 @@ pub struct MptcpSpec {
     pub mptcp: MptcpConfig,
     /// One entry per subflow, in subflow order; the flow's `fwd_route`/`rev_route` are path 0's.
     pub paths: Vec<PathSpec>,
+    /// Per-path RTT-model terms for model-driven schedulers (`sched::PathModel`, seed 004's
+    /// `lossaware`), in subflow order; empty or short: zeros (unknown) for the rest.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub path_models: Vec<crate::sched::PathModel>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -9,7 +9,7 @@ use crate::cc::{CcConfig, CcParams};
 use crate::net::{Packet, Proto};
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{
-    AppStart, End, Endpoint, Outbox, SummaryInput, Transmit, Wake, SLOTS_PER_PATH, SLOT_PACER, SLOT_RECEIVER, SLOT_SENDER,
+    conn_slot, AppStart, End, Endpoint, Outbox, SummaryInput, Transmit, Wake, SLOTS_PER_PATH, SLOT_PACER, SLOT_RECEIVER, SLOT_SENDER,
 };
 use crate::transport::flow_metrics::FlowMetrics;
 use crate::transport::interfaces::PathInterfaces;
@@ -54,6 +54,7 @@ impl MptcpConn {
             tcp: cfg,
             priorities: m.paths.iter().map(|p| p.priority).collect(),
             backups: m.paths.iter().map(|p| p.backup).collect(),
+            models: m.path_models.clone(),
         };
         let sched = m.scheduler.build_seeded(sched_seed);
         let snd = MptcpSender::new(m.mptcp, sub, ccs, sched, m.scheduler.may_queue(), m.scheduler.picks_only_choice());
@@ -89,6 +90,9 @@ impl MptcpConn {
                 let base = SLOTS_PER_PATH * path;
                 out.wakes.push(Wake::Timer { slot: base + SLOT_SENDER, deadline: self.snd.deadline(path) });
                 out.wakes.push(Wake::Timer { slot: base + SLOT_PACER, deadline: self.snd.pacing_deadline(path) });
+            }
+            if let Some(deadline) = self.snd.take_sched_wake(now) {
+                out.wakes.push(Wake::Timer { slot: conn_slot(self.snd.subs.len()), deadline });
             }
         }
         if let Some(path) = self.receiver_ran.take().map(usize::from) {
@@ -143,6 +147,11 @@ impl Endpoint for MptcpConn {
     }
 
     fn on_timeout(&mut self, now: Time, slot: usize, out: &mut Outbox) {
+        if slot == conn_slot(self.snd.subs.len()) {
+            self.snd.on_sched_wake(now, &mut out.segs);
+            self.sender_ran = true;
+            return;
+        }
         let path = slot / SLOTS_PER_PATH;
         if slot % SLOTS_PER_PATH == SLOT_RECEIVER {
             self.rcv.on_timer(now, path, out.headers_from(End::Receiver, path));

@@ -36,7 +36,7 @@ use super::mapping::{Mapping, Mappings};
 use crate::cc::{AnyCc, CongestionControl, SubflowCcView};
 use crate::metrics::LogHistogram;
 use crate::sched::linger::{autotuned_sndbuf, wmem_queued};
-use crate::sched::{AnyScheduler, ConnView, PathView};
+use crate::sched::{AnyScheduler, ConnView, PathModel, PathView};
 use crate::transport::multipath::{MultipathCore, MultipathPath, PathPrefs, Placement, Shortcut};
 use crate::transport::segment::TcpHeader;
 use crate::transport::tcp::{TcpConfig, TcpSender};
@@ -101,6 +101,8 @@ pub struct Subflow {
     /// Largest congestion window (bytes) this incarnation has had: sizes its send buffer in
     /// the kernel model (`tcp_sndbuf_expand`).
     max_cwnd: u64,
+    /// The path's RTT-model terms (`PathView::model`), from the spec.
+    model: PathModel,
     pub stats: SubflowStats,
 }
 
@@ -146,6 +148,8 @@ pub struct MptcpSender {
     last_opportunistic: Option<u64>,
     /// Additional subflows wait for the first one's establishment; set when it happens.
     joins_due: bool,
+    /// The scheduler's wake-up (`Scheduler::wake_at`) as last handed to the caller's timer.
+    sched_wake: Option<Time>,
     pub stats: ConnStats,
     /// Protocol delay per hand-over (ns).
     pub protocol_delay: LogHistogram,
@@ -160,6 +164,8 @@ pub struct SubflowParams {
     pub tcp: TcpConfig,
     pub priorities: Vec<u32>,
     pub backups: Vec<bool>,
+    /// Per-path RTT-model terms (short or empty: unknown for the rest).
+    pub models: Vec<PathModel>,
 }
 
 impl MptcpSender {
@@ -198,8 +204,11 @@ impl MptcpSender {
                 reinjected_to: 0,
                 last_penalty: None,
                 max_cwnd: 0,
+                model: PathModel::default(),
                 stats: SubflowStats::default(),
             })
+            .enumerate()
+            .map(|(i, s)| Subflow { model: p.models.get(i).copied().unwrap_or_default(), ..s })
             .collect();
         Self {
             wnd_edge: cfg.recv_buffer,
@@ -222,6 +231,7 @@ impl MptcpSender {
             stall_since: None,
             last_opportunistic: None,
             joins_due: false,
+            sched_wake: None,
             stats: ConnStats::default(),
             protocol_delay: LogHistogram::new(),
             interval_protocol_delay: None,
@@ -286,13 +296,14 @@ impl MptcpSender {
     // ----- subflow lifecycle ------------------------------------------------------------
 
     /// Open the connection: the first subflow (MP_CAPABLE). Without a handshake every subflow
-    /// is usable at once.
+    /// is usable at once: all are opened before the scheduler is first asked, so that it sees
+    /// them together (a period scheduler plans over all of them).
     pub fn start(&mut self, now: Time, out: &mut Vec<MpSeg>) {
         if self.tcp.handshake {
             self.open_subflow(now, 0, out);
         } else {
             for i in 0..self.subs.len() {
-                self.open_subflow(now, i, out);
+                self.open_quietly(now, i, out);
             }
             self.stats.established_at = Some(now);
             self.push(now, out);
@@ -315,8 +326,15 @@ impl MptcpSender {
 
     /// MP_JOIN of subflow `i` (ignored unless it is idle).
     pub fn open_subflow(&mut self, now: Time, i: usize, out: &mut Vec<MpSeg>) {
+        if self.open_quietly(now, i, out) && self.subs[i].snd.is_established() {
+            self.push(now, out);
+        }
+    }
+
+    /// Open subflow `i` without offering data to the scheduler; false if it was not idle.
+    fn open_quietly(&mut self, now: Time, i: usize, out: &mut Vec<MpSeg>) -> bool {
         if self.subs[i].state != SubState::Idle {
-            return;
+            return false;
         }
         let s = &mut self.subs[i];
         s.state = SubState::Active;
@@ -325,9 +343,7 @@ impl MptcpSender {
         s.snd.start(now, &mut self.tmp);
         self.refresh_msk_sndbuf();
         self.flush(i, out);
-        if self.subs[i].snd.is_established() {
-            self.push(now, out);
-        }
+        true
     }
 
     /// The path manager closes subflow `i` (its interface went down): its unacknowledged data
@@ -426,6 +442,24 @@ impl MptcpSender {
         } else {
             None
         }
+    }
+
+    /// The scheduler's wake-up, if it changed since the last call: `Some(deadline)` for the
+    /// caller to align the connection's timer with (`None` inside cancels it). A wake-up not
+    /// after `now` is none.
+    pub fn take_sched_wake(&mut self, now: Time) -> Option<Option<Time>> {
+        let w = self.core.wake_at(now);
+        if w == self.sched_wake {
+            return None;
+        }
+        self.sched_wake = w;
+        Some(w)
+    }
+
+    /// The scheduler's wake-up fired: offer the next chunk again.
+    pub fn on_sched_wake(&mut self, now: Time, out: &mut Vec<MpSeg>) {
+        self.sched_wake = None;
+        self.push(now, out);
     }
 
     pub fn pacing_deadline(&self, i: usize) -> Option<Time> {
@@ -684,6 +718,12 @@ impl MptcpSender {
                         let conn = self.conn_view(now, len);
                         let (kernel, mss) = (self.kernel, self.tcp.mss);
                         let decision = self.core.select(&conn, &self.subs, |s, usable| subflow_view(s, usable, kernel, mss));
+                        // Window caps (seed 004's CR) go to the named path's controller.
+                        while let Some(c) = self.core.take_window_cap() {
+                            if let Some(s) = self.subs.get_mut(c.path) {
+                                s.snd.cap_round(now, c.packets);
+                            }
+                        }
                         MultipathCore::placement(decision, self.subs.len(), |i| self.placeable(i))
                     }
                 }
@@ -813,6 +853,9 @@ fn subflow_view(s: &Subflow, usable: bool, kernel: bool, mss: u32) -> PathView {
         bytes_sent: snd.stats.bytes_sent,
         packets_lost,
         bytes_lost,
+        ssthresh: snd.ssthresh(),
+        rto: rtt.rto(),
+        model: s.model,
         // Set by the core: index, usability, preferences.
         ..PathView::default()
     }

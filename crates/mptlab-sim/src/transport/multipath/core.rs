@@ -10,7 +10,8 @@
 use super::coupling::Coupling;
 use super::paths::MultipathPath;
 use super::views::PathViews;
-use crate::sched::{AnyScheduler, ConnView, Decision, PathView, Scheduler};
+use crate::sched::{AnyScheduler, ConnView, Decision, PathView, Scheduler, WindowCap};
+use mptlab_engine::Time;
 
 /// The answer of `MultipathCore::shortcut`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +115,19 @@ impl MultipathCore {
     pub fn select<P: MultipathPath>(&mut self, conn: &ConnView, paths: &[P], measure: impl FnMut(&P, bool) -> PathView) -> Decision {
         self.views.fill(paths, measure);
         self.sched.select(conn, self.views.as_slice())
+    }
+
+    /// The scheduler's next window cap for a path's controller (`Scheduler::take_window_cap`);
+    /// the transport drains them after every `select` and forwards each to the path's controller.
+    #[inline]
+    pub fn take_window_cap(&mut self) -> Option<WindowCap> {
+        self.sched.take_window_cap()
+    }
+
+    /// When the scheduler wants to be asked again (`Scheduler::wake_at`), if after `now`.
+    #[inline]
+    pub fn wake_at(&self, now: Time) -> Option<Time> {
+        self.sched.wake_at().filter(|&t| t > now)
     }
 
     /// Where `decision` puts the chunk among `paths` paths, given which paths can take it now

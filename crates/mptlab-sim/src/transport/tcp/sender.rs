@@ -312,6 +312,13 @@ impl TcpSender {
         self.note_cc_state(now);
     }
 
+    /// A multipath scheduler caps the round starting now at `packets` packets (seed 004's CR;
+    /// `CongestionControl::cap_round`), recorded as a state change like the other hooks.
+    pub fn cap_round(&mut self, now: Time, packets: u32) {
+        self.cc.cap_round(now, packets);
+        self.note_cc_state(now);
+    }
+
     /// FlightSize for a loss event (RFC 5681 eq. (4)): SND.NXT − SND.UNA less `excluded`
     /// (limited-transmit data), capped at cwnd. The cap is Linux's (its Reno halves cwnd,
     /// `tcp_reno_ssthresh`; CUBIC uses min(FlightSize, cwnd), RFC 9438 §4.6): after heavy loss
