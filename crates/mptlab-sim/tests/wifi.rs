@@ -175,3 +175,26 @@ fn pairs_out_of_range_reuse_the_channel() {
     assert!(both["flows"][1]["bytes_delivered"].as_u64().unwrap() > a * 9 / 10);
     assert_eq!(both["wifi"][0]["collision_probability"], 0.0);
 }
+
+#[test]
+fn mptcp_paths_over_wifi_get_the_idle_channel_rtt_model() {
+    use mptlab_sim::spec::TransportSpec;
+    // 1000 B segments: 1000 + 40 B TCP/IPv4 + 28 B DSS = 1068 B, + 36 B of MAC framing at
+    // 54 Mbit/s: 20 µs + 4 µs · ⌈(16 + 8·1104 + 6)/216⌉ = 184 µs. A pure ACK (40 + 12 B DSS):
+    // 20 + 4·⌈(22 + 8·88)/216⌉ = 36 µs. Per hop (eq. (6)): DIFS 34 + frame + SIFS 16 + MAC ACK 28.
+    let flows = "[flows.mp]\nfrom = \"s2\"\nto = \"s0\"\nprotocol = \"mptcp\"\ncc = \"newreno5\"\nscheduler = \"lossaware\"\n\
+                 paths = [[\"s2\", \"s1\", \"s0\"]]\ntcp = { mss = \"1000B\" }\n\
+                 app = { kind = \"poisson\", rate = \"80kbps\", message_size = \"1000B\", count = 100 }\n";
+    let loaded = common::load(&line(3, "", flows), None);
+    let TransportSpec::Mptcp(m) = &loaded.spec.flows[0].transport else { panic!("an mptcp flow") };
+    let us = 1_000;
+    let pm = m.path_models[0];
+    assert_eq!(pm.dtt, 2 * (34 + 184 + 16 + 28) * us);
+    assert_eq!(pm.att, 2 * (34 + 36 + 16 + 28) * us);
+    assert_eq!(pm.per_frame, (16 + 184) * us);
+    assert_eq!(pm.ack_dc, 36 * us);
+    assert_eq!(pm.hops, 2);
+    // The run: P-MPTCP delivers every message.
+    let (_, summary) = run(&line(3, "", flows), None);
+    assert_eq!(summary["flows"][0]["bytes_delivered"], 100_000);
+}

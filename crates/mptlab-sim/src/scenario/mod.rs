@@ -22,6 +22,7 @@ mod overrides;
 mod parse;
 mod parse_flow;
 mod parse_quic;
+mod path_model;
 mod raw;
 mod reader;
 mod reorder_opts;

@@ -170,7 +170,7 @@ fn flows(s: &Scenario, topo: &Topology, tunnels: &[tunnels::Resolved]) -> Result
                         None => mptcp_paths(topo, &mut mesh, &key, paths.as_deref(), f, src, dst)?,
                     };
                     check_per_path(&join(&key, "mptcp"), &mptcp.priorities, &mptcp.backup, mp.len())?;
-                    mptcp_spec(&f.transport, mp)
+                    mptcp_spec(topo, &f.transport, mp)
                 }
                 Transport::Quic { paths, quic, priorities, backup, .. } => {
                     let routes = if quic.multipath && through.is_none() {
@@ -320,8 +320,10 @@ fn check_per_path(key: &str, priorities: &Option<Vec<u32>>, backup: &Option<Vec<
     Ok(())
 }
 
-fn mptcp_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
+fn mptcp_spec(topo: &Topology, t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
     let Transport::Mptcp { cc, scheduler, tcp, mptcp, .. } = t else { unreachable!("mptcp transport") };
+    let config = tcp_config(tcp);
+    let path_models = super::path_model::models(topo, &routes, config.mss);
     let paths = routes
         .into_iter()
         .enumerate()
@@ -335,7 +337,7 @@ fn mptcp_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
     TransportSpec::Mptcp(MptcpSpec {
         cc: cc.clone(),
         scheduler: scheduler.clone(),
-        config: tcp_config(tcp),
+        config,
         mptcp: MptcpConfig {
             send_buffer: mptcp.send_buffer.0,
             recv_buffer: mptcp.recv_buffer.0,
@@ -344,7 +346,7 @@ fn mptcp_spec(t: &Transport, routes: Vec<Vec<LinkId>>) -> TransportSpec {
             opportunistic_retransmit: mptcp.opportunistic_retransmit,
         },
         paths,
-        path_models: Vec::new(),
+        path_models,
     })
 }
 
