@@ -162,7 +162,8 @@ def test_scenario_round_trips_through_tomllib(variant: str) -> None:
     assert f["from"] == "n3" and f["to"] == "dc" and f["protocol"] == "mptcp"
     assert (f["cc"], f["scheduler"]) == (VARIANTS[variant]["cc"], VARIANTS[variant]["scheduler"])
     assert [tuple(p) for p in f["paths"]] == list(r.paths["n3"])
-    assert f["app"] == {"kind": "poisson", "rate": "80kbps", "size": 1000, "count": 100}
+    assert f["app"] == {"kind": "poisson", "rate": "80kbps", "message_size": "1000B", "count": 100}
+    assert f["tcp"] == {"mss": "1000B"}
 
 
 def test_scenario_without_5g_has_no_links_and_rejects_unknown_variants() -> None:

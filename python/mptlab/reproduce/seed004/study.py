@@ -112,7 +112,7 @@ def read_run(folder: Path, run_key: str, nodes: int) -> tuple[dict[str, Any], pd
     m = run_metrics(summary, nodes)
     curve = delivery_over_time(ts)
     m["early_delivery_pct"] = early_delivery(curve)
-    return m, latency_quantiles(summary.get("flows", [])), curve
+    return m, latency_quantiles(summary.get("flows", []), summary.get("data_owd_cdf_ms")), curve
 
 
 def case_summary(runs: pd.DataFrame) -> pd.DataFrame:
