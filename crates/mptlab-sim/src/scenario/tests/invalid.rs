@@ -15,7 +15,7 @@ fn bad(overrides: &[(&str, &str)], key: &str, word: &str) -> super::ScenarioErro
 fn unknown_top_level_key_lists_the_sections() {
     let e = err_with(&format!("{BASE}\n[bogus]\nx = 1\n"), &[]);
     assert_err(&e, "bogus", "unknown key");
-    assert_eq!(e.choices, ["events", "flows", "groups", "links", "metrics", "nodes", "rtt_split", "run", "tunnels"]);
+    assert_eq!(e.choices, ["events", "flows", "groups", "links", "metrics", "nodes", "rtt_split", "run", "tunnels", "wifi"]);
 }
 
 #[test]
