@@ -301,7 +301,9 @@ def test_reproduce_end_to_end_on_the_smallest_case(tmp_path, monkeypatch) -> Non
     res = reproduce(out=tmp_path / "r", pairs=["square-corner-25", "square-corner-25-5g"], duration="60s")
     assert (tmp_path / "r" / "report.md").is_file() and (tmp_path / "r" / "claims.csv").is_file()
     ok = res.runs[res.runs["status"] == "ok"]
-    assert len(res.runs) == 4 and len(ok) == 4
+    assert len(res.runs) == 8 and len(ok) == 8  # the simulator accepts the paper-rto profile's tcp table
+    assert ok.groupby("profile").size().to_dict() == {"default": 4, "paper-rto": 4}
+    assert res.claims_paper_rto is not None and (tmp_path / "r" / "claims_paper_rto.csv").is_file()
     assert (ok["delivered_packets"] <= ok["expected_packets"]).all() and (ok["tcp_segments"] >= ok["delivered_packets"]).all()
     assert set(res.claims["verdict"]) <= {"HOLDS", "FAILS", "NOT COMPARABLE"}
     again = reproduce(out=tmp_path / "r", pairs=["square-corner-25", "square-corner-25-5g"], duration="60s")
