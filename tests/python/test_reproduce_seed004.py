@@ -25,7 +25,7 @@ from mptlab.reproduce.seed004.metrics import (
     share_faster,
 )
 from mptlab.reproduce.seed004.routing import K_MAX, build, valid_hop
-from mptlab.reproduce.seed004.scenario import VARIANTS, link_name, render, tiny
+from mptlab.reproduce.seed004.scenario import PROFILES, VARIANTS, link_name, render, tiny
 
 ALL = [(c.deployment, c.nodes, c.has_5g) for c in P.CASES]
 
@@ -176,6 +176,23 @@ def test_scenario_without_5g_has_no_links_and_rejects_unknown_variants() -> None
     assert link_name("n12", "dc", ("n12", "dc")) == "g5" and link_name("dc", "n12", ("n12", "dc")) == "g5.rev"
 
 
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_paper_rto_profile_adds_the_papers_bounds_to_every_flows_tcp_table(variant: str) -> None:
+    d = deploy("square-corner", 25, 1, True)
+    r = build(d)
+    plain, rto = tomllib.loads(render(d, r, variant, 1)), tomllib.loads(render(d, r, variant, 1, profile="paper-rto"))
+    assert render(d, r, variant, 1) == render(d, r, variant, 1, profile="default")  # the default set's scenarios as before
+    assert PROFILES == {"default": {}, "paper-rto": {"min_rto": "20s", "max_rto": "50s"}}
+    assert sorted(rto["flows"]) == sorted(d.data_nodes)
+    for n, f in rto["flows"].items():
+        assert f["tcp"] == {"mss": "1000B", "min_rto": "20s", "max_rto": "50s"}
+        # nothing else differs: same variant, paths, traffic
+        assert {k: v for k, v in f.items() if k != "tcp"} == {k: v for k, v in plain["flows"][n].items() if k != "tcp"}
+    assert {k: v for k, v in rto.items() if k != "flows"} == {k: v for k, v in plain.items() if k != "flows"}
+    with pytest.raises(ValueError, match="profile"):
+        render(d, r, variant, 1, profile="rto")
+
+
 def test_cases_and_plans() -> None:
     assert [c.name for c in P.CASES] == ["square-center-50", "square-center-100", "sunflower-center-50", "sunflower-center-100",
                                          "square-corner-25", "square-corner-25-5g", "square-corner-50"]
@@ -186,6 +203,14 @@ def test_cases_and_plans() -> None:
     doc = tomllib.loads(text)
     assert doc == {"name": "seed004-square-corner-25-5g-p-s3", "description": "square-corner 25 + 5G, P-MPTCP, topology and run seed 3",
                    "base": "/x/s.toml", "seeds": [3]}
+    assert P.render_plan(P.CASES[5], "P-MPTCP", 3, "/x/s.toml", "default") == text  # folders of earlier runs resume
+    assert P.PROFILE_NAMES == ("default", "paper-rto")
+    rto = tomllib.loads(P.render_plan(P.CASES[5], "C-MPTCP", 3, "/x/s.toml", "paper-rto"))
+    assert rto["name"] == "seed004-square-corner-25-5g-c-s3-paper-rto"
+    assert rto["description"] == "square-corner 25 + 5G, C-MPTCP, topology and run seed 3, TCP profile paper-rto"
+    assert P.run_name(P.CASES[0], "P-MPTCP", 1, "paper-rto") == "square-center-50-p-s1-paper-rto"
+    with pytest.raises(ValueError):
+        P.run_name(P.CASES[0], "P-MPTCP", 1, "rto")
 
 
 def _summary(complete: bool = True) -> dict:
@@ -276,7 +301,9 @@ def test_reproduce_end_to_end_on_the_smallest_case(tmp_path, monkeypatch) -> Non
     res = reproduce(out=tmp_path / "r", pairs=["square-corner-25", "square-corner-25-5g"], duration="60s")
     assert (tmp_path / "r" / "report.md").is_file() and (tmp_path / "r" / "claims.csv").is_file()
     ok = res.runs[res.runs["status"] == "ok"]
-    assert len(res.runs) == 4 and len(ok) == 4
+    assert len(res.runs) == 8 and len(ok) == 8  # the simulator accepts the paper-rto profile's tcp table
+    assert ok.groupby("profile").size().to_dict() == {"default": 4, "paper-rto": 4}
+    assert res.claims_paper_rto is not None and (tmp_path / "r" / "claims_paper_rto.csv").is_file()
     assert (ok["delivered_packets"] <= ok["expected_packets"]).all() and (ok["tcp_segments"] >= ok["delivered_packets"]).all()
     assert set(res.claims["verdict"]) <= {"HOLDS", "FAILS", "NOT COMPARABLE"}
     again = reproduce(out=tmp_path / "r", pairs=["square-corner-25", "square-corner-25-5g"], duration="60s")

@@ -145,6 +145,16 @@ def test_case_summary_means_ok_runs_and_counts_them() -> None:
     assert math.isnan(r["mac_attempts"])
 
 
+def test_case_summary_keeps_the_profiles_apart() -> None:
+    runs = pd.concat([_runs().assign(profile="default"),
+                      _runs().assign(profile="paper-rto", completion_s=lambda f: f["completion_s"] * 2)], ignore_index=True)
+    s = case_summary(runs)
+    assert list(s.columns[:3]) == ["profile", "case", "variant"] and len(s) == 8
+    key = (s["case"] == "square-center-50") & (s["variant"] == "P-MPTCP")
+    assert s.loc[key, ["profile", "completion_s", "runs"]].values.tolist() == [["default", 31.5, 3], ["paper-rto", 63.0, 3]]
+    assert (case_summary(_runs())["profile"] == "default").all()  # runs without a profile column
+
+
 def test_share_table_pairs_variants_by_seed() -> None:
     q = np.round(np.linspace(0, 1, 101), 2)
     rows = []
@@ -200,8 +210,14 @@ def test_reproduce_pipeline_with_a_stand_in_for_the_sweep(published: pd.DataFram
         plan = tomllib.loads(plan_text)
         scen = tomllib.loads(open(plan["base"]).read())
         p = scen["flows"]["n1"]["cc"] == "newreno5"
+        tcp = {f["tcp"].get("min_rto", "default") for f in scen["flows"].values()}
+        assert len(tcp) == 1  # one profile per scenario
+        rto = tcp.pop() == "20s"
+        assert rto == plan["name"].endswith("-paper-rto")
         seen.append((plan["name"], len(scen["flows"])))
-        flows = [{"name": n, "bytes_delivered": 100_000, "completion_s": (15.0 if p else 30.0) + i / 10,
+        # the stand-in's paper-RTO runs: P completes after C (60 s against 50 s), the default runs: P first
+        done = (60.0 if p else 50.0) if rto else (15.0 if p else 30.0)
+        flows = [{"name": n, "bytes_delivered": 100_000, "completion_s": done + i / 10,
                   "data_packets_sent": 100, "ack_packets_sent": 30 if p else 50,
                   "owd_ms": {"count": 100, "p50": 10.0 if p else 20.0, "p95": 30.0, "p99": 40.0, "max": 50.0}}
                  for i, n in enumerate(scen["flows"])]
@@ -212,15 +228,47 @@ def test_reproduce_pipeline_with_a_stand_in_for_the_sweep(published: pd.DataFram
     monkeypatch.setattr(study, "run_plan", fake_run_plan)
     monkeypatch.setattr(study, "wifi_refusal", lambda: None)
     res = study.reproduce(out=tmp_path / "o", pairs=["square-corner-25", "square-corner-25-5g"], runs=2)
-    assert sorted(seen) == sorted((f"seed004-square-corner-25{g}-{v}-s{s}", 25) for g in ("", "-5g") for v in "pc" for s in (1, 2))
-    assert len(res.runs) == 8 and res.failed == 0
+    assert sorted(seen) == sorted((f"seed004-square-corner-25{g}-{v}-s{s}{r}", 25)
+                                  for g in ("", "-5g") for v in "pc" for s in (1, 2) for r in ("", "-paper-rto"))
+    assert [n for n, _ in seen[:8]] == [n for n, _ in seen if not n.endswith("-paper-rto")]  # the default set runs first
+    assert len(res.runs) == 16 and res.failed == 0
+    assert res.runs.groupby("profile").size().to_dict() == {"default": 8, "paper-rto": 8}
     v = dict(zip(res.claims["item"], res.claims["verdict"]))
     assert v["square-corner-25:time"] == HOLDS and v["square-corner-25:tx"] == HOLDS and v["square-corner-25:latency"] == HOLDS
     assert v["square-center-50:tx"] == NOT_COMPARABLE
-    for name in ("report.md", "claims.csv", "comparison.csv", "cases.csv", "runs.csv", "topologies.csv", "models.csv",
-                 "figures/bars.png", "figures/latency_cdf.png", "figures/topology-square-corner-25-5g.png",
-                 "scenarios/square-corner-25-5g-p-s2.toml", "topologies/square-corner-25-s1.json"):
-        assert (tmp_path / "o" / name).is_file(), name
+    # the same findings on the paper-RTO set: there P completes after C
+    assert res.claims_paper_rto is not None and list(res.claims_paper_rto["item"]) == list(res.claims["item"])
+    w = dict(zip(res.claims_paper_rto["item"], res.claims_paper_rto["verdict"]))
+    assert w["square-corner-25:time"] == FAILS and w["square-corner-25:tput"] == FAILS and w["square-corner-25:tx"] == HOLDS
+    assert w["square-center-50:tx"] == NOT_COMPARABLE
+    assert res.claims_paper_rto.loc[res.claims_paper_rto["item"] == "square-corner-25:time", "simulated"].item() == "P 62.4 vs C 52.4"
+    o = tmp_path / "o"
+    pd.testing.assert_frame_equal(pd.read_csv(o / "claims_paper_rto.csv", keep_default_na=False),
+                                  res.claims_paper_rto.astype(str), check_dtype=False)
+    for name in ("report.md", "claims.csv", "claims_paper_rto.csv", "comparison.csv", "cases.csv", "runs.csv", "topologies.csv",
+                 "models.csv", "figures/bars.png", "figures/latency_cdf.png", "figures/topology-square-corner-25-5g.png",
+                 "scenarios/square-corner-25-5g-p-s2.toml", "scenarios/square-corner-25-5g-p-s2-paper-rto.toml",
+                 "sweep-square-corner-25-c-s1-paper-rto/summaries/k1.json", "topologies/square-corner-25-s1.json"):
+        assert (o / name).is_file(), name
+    cases = pd.read_csv(o / "cases.csv")
+    assert cases.columns[0] == "profile" and len(cases) == 8
+    assert cases.set_index(["profile", "case", "variant"]).loc[("paper-rto", "square-corner-25", "P-MPTCP"), "completion_s"] == \
+        pytest.approx(60.0 + 2.4)
+    assert set(pd.read_csv(o / "latency.csv")["profile"]) == {"default", "paper-rto"}
+    # comparison.csv and the main verdicts: the default set
     row = res.table[(res.table["metric"] == "completion_time") & (res.table["variant"] == "P-MPTCP") & (res.table["has_5g"] == "false")
                     & (res.table["deployment"] == "square-corner") & (res.table["nodes"] == "25")]
     assert row["simulated"].item() == pytest.approx(15.0 + 2.4)
+    report = (o / "report.md").read_text()
+    assert "## Sensitivity: the paper's RTO bounds (20 s ≤ RTO ≤ 50 s) for both variants" in report
+    assert "stay those of the default set" in report
+    sec = report.split("## Sensitivity")[1].split("\n## ")[0]
+    assert "| square-corner 25 | P-MPTCP | 2/2 | 0 |" in sec and "62.4 (19.0)" in sec  # simulated (published)
+    assert "| square-corner-25:time |" in sec and "| FAILS | HOLDS |" in sec  # paper-RTO verdict beside the default one
+    # without the sensitivity set: half the runs, no stale claims_paper_rto.csv, no section
+    seen.clear()
+    res2 = study.reproduce(out=o, pairs=["square-corner-25", "square-corner-25-5g"], runs=2, sensitivity=False)
+    assert len(seen) == 8 and not any(n.endswith("-paper-rto") for n, _ in seen)
+    assert len(res2.runs) == 8 and res2.claims_paper_rto is None and not (o / "claims_paper_rto.csv").exists()
+    assert "## Sensitivity" not in (o / "report.md").read_text() and set(pd.read_csv(o / "cases.csv")["profile"]) == {"default"}
+    pd.testing.assert_frame_equal(res2.claims, res.claims)

@@ -3,7 +3,8 @@ networks: P-MPTCP (5-state NewReno + loss-aware scheduler) against C-MPTCP (MinR
 over multi-hop 802.11 meshes, with and without a 5G node (`mptlab reproduce seed004`).
 
     from mptlab.reproduce.seed004 import reproduce
-    res = reproduce(out="reproductions/seed004")
+    res = reproduce(out="reproductions/seed004")   # both TCP profiles: default and paper-rto
+    res.claims, res.claims_paper_rto                # the main verdicts, and those with 20 s <= RTO <= 50 s
 
 Modules: `deploy` places the nodes (random square, sunflower; DC at the centre or a corner);
 `routing` builds the RPL-like DODAG and up to K = 3 paths per node; `scenario` writes the

@@ -5,15 +5,24 @@ reference/seed004.csv.
     from mptlab.reproduce.seed004 import reproduce
     res = reproduce(out="reproductions/seed004")          # 7 cases x 2 variants, 1 seed
     res = reproduce(runs=10, pairs=["square-corner-25", "square-corner-25-5g"])
+    res = reproduce(sensitivity=False)                    # the default TCP profile only
 
 Steps: for each case (plans.CASES, or those named by `pairs`) and seed 1..runs, draw the
 deployment (deploy.py; the seed picks the topology, redrawn while disconnected) and its routes
-(routing.py), write one scenario per variant (scenario.py) under OUT/scenarios/ and the
-topology under OUT/topologies/; run each through the sweep machinery into
-OUT/sweep-<case>-<p|c>-s<seed>/ (resumable; local pool or `--dask`); read every run's summary
-(metrics.py); average per (case, variant); judge the findings (claims.py); draw the figures
-(figures.py); write OUT/runs.csv, cases.csv, comparison.csv, claims.csv, latency.csv,
-delivery.csv, topologies.csv, models.csv, figures/ and report.md (report.py).
+(routing.py), write one scenario per variant and TCP profile (scenario.py) under
+OUT/scenarios/ and the topology under OUT/topologies/; run each through the sweep machinery
+into OUT/sweep-<case>-<p|c>-s<seed>[-paper-rto]/ (resumable; local pool or `--dask`); read
+every run's summary (metrics.py); average per (profile, case, variant); judge the findings
+(claims.py); draw the figures (figures.py); write OUT/runs.csv, cases.csv, comparison.csv,
+claims.csv, latency.csv, delivery.csv, topologies.csv, models.csv, figures/ and report.md
+(report.py).
+
+Two sets of runs (TCP profiles, scenario.PROFILES; notes C5): "default", every variant with
+the simulator's TCP RTO, which gives the main verdicts (claims.csv, comparison.csv, figures);
+and, with `sensitivity` (the default), "paper-rto", every case and variant again with the
+paper's 20 s <= RTO <= 50 s (Sec. VII-A) for both variants, judged by the same claim functions
+into claims_paper_rto.csv and its own section of report.md. The default set runs first, so an
+interrupted reproduction has it whole.
 
 The simulator must accept the `[wifi]` scenario block: on one that refuses it, nothing runs
 and ReproduceError (exit 2) carries the simulator's message.
@@ -37,12 +46,15 @@ from mptlab.reproduce.seed004 import plans as P
 from mptlab.reproduce.seed004.deploy import DEFAULT_RANGE_M, Deployment, deploy
 from mptlab.reproduce.seed004.metrics import delivery_over_time, early_delivery, latency_quantiles, run_metrics, share_faster
 from mptlab.reproduce.seed004.routing import Routes, build
-from mptlab.reproduce.seed004.scenario import DEFAULT_DURATION, render, wifi_refusal
+from mptlab.reproduce.seed004.scenario import DEFAULT_DURATION, DEFAULT_PROFILE, render, wifi_refusal
 
 STUDY = "seed004"
 REFERENCE = "seed004.csv"
 PUBLISHED_ROWS = 121
 PUBLISHED_COLUMNS = ("deployment", "nodes", "has_5g", "variant", "metric", "value", "unit", "note")
+#: The sensitivity set's profile (scenario.PROFILES) and its claims file.
+PAPER_RTO = "paper-rto"
+PAPER_RTO_CLAIMS = "claims_paper_rto.csv"
 DEFAULT_RUNS = 1
 DEFAULT_OUT = Path("reproductions") / STUDY
 #: Per-run columns averaged per (case, variant).
@@ -63,6 +75,8 @@ class Reproduction:
     files: list[Path]
     failed: int
     sweep: Path
+    #: claims_paper_rto.csv: the findings on the "paper-rto" set (None without `sensitivity`).
+    claims_paper_rto: pd.DataFrame | None = None
 
 
 def load_published() -> tuple[pd.DataFrame, Path]:
@@ -116,19 +130,30 @@ def read_run(folder: Path, run_key: str, nodes: int) -> tuple[dict[str, Any], pd
 
 
 def case_summary(runs: pd.DataFrame) -> pd.DataFrame:
-    """Means over the ok runs per (case, variant), with the counts of runs, ok runs and censored."""
+    """Means over the ok runs per (profile, case, variant), with the counts of runs, ok runs and
+    censored. Runs without a `profile` column count as profile "default"."""
     if runs.empty:
-        return pd.DataFrame(columns=["case", "variant", "runs", "ok", "censored", *MEAN_COLUMNS])
+        return pd.DataFrame(columns=["profile", "case", "variant", "runs", "ok", "censored", *MEAN_COLUMNS])
+    if "profile" not in runs.columns:
+        runs = runs.assign(profile=DEFAULT_PROFILE)
     ok = runs[runs["status"] == "ok"]
     rows = []
-    for (case, variant), g in runs.groupby(["case", "variant"], sort=False):
-        o = ok[(ok["case"] == case) & (ok["variant"] == variant)]
-        row: dict[str, Any] = {"case": case, "variant": variant, "runs": len(g), "ok": len(o),
+    for (profile, case, variant), g in runs.groupby(["profile", "case", "variant"], sort=False):
+        o = ok[(ok["profile"] == profile) & (ok["case"] == case) & (ok["variant"] == variant)]
+        row: dict[str, Any] = {"profile": profile, "case": case, "variant": variant, "runs": len(g), "ok": len(o),
                                "censored": int(o["censored"].sum()) if "censored" in o else 0}
         for col in MEAN_COLUMNS:
             row[col] = float(o[col].mean()) if col in o.columns and o[col].notna().any() else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def of_profile(frame: pd.DataFrame, profile: str) -> pd.DataFrame:
+    """The rows of `frame` of one TCP profile, without the `profile` column (a frame without
+    one is all "default")."""
+    if "profile" not in frame.columns:
+        return frame if profile == DEFAULT_PROFILE else frame.iloc[0:0]
+    return frame[frame["profile"] == profile].drop(columns="profile").reset_index(drop=True)
 
 
 def share_table(latency: pd.DataFrame) -> pd.DataFrame:
@@ -184,7 +209,8 @@ def reproduce(
 
     `runs`: seeds (topologies) per case, default 1 (the paper states none, F6); `pairs`: case
     names (plans.CASES, e.g. "square-corner-25-5g"); `duration`: the run length (default 200s);
-    `range_m`: the radio range (default 100 m). `sensitivity` is accepted for the CLI's sake.
+    `range_m`: the radio range (default 100 m); `sensitivity`: also run the "paper-rto" set
+    (every case and variant with 20 s <= RTO <= 50 s; it doubles the runs).
     Raises ReproduceError (exit 2) for bad input or a simulator without `[wifi]`, before running
     anything; exit 1 when every run failed."""
     from mptlab import _core
@@ -208,7 +234,9 @@ def reproduce(
     out = Path(out) if out is not None else DEFAULT_OUT
     for sub in ("topologies", "scenarios"):
         (out / sub).mkdir(parents=True, exist_ok=True)
+    profiles = P.PROFILE_NAMES if sensitivity else (DEFAULT_PROFILE,)
     frames, lat_frames, curve_frames, topo_rows = [], [], [], []
+    drawn: list[tuple[P.Case, int, Deployment, Routes, dict[str, Any]]] = []
     for case in cases:
         for seed in range(1, n + 1):
             try:
@@ -219,55 +247,74 @@ def reproduce(
             topo = topology_row(case, dep, routes)
             topo_rows.append(topo)
             write_text(out / "topologies" / f"{case.name}-s{seed}.json", topology_json(dep, routes))
+            drawn.append((case, seed, dep, routes, topo))
+    for profile in profiles:
+        for case, seed, dep, routes, topo in drawn:
             for variant in P.VARIANT_NAMES:
-                name = P.run_name(case, variant, seed)
+                name = P.run_name(case, variant, seed, profile)
                 scen = out / "scenarios" / f"{name}.toml"
-                write_text(scen, render(dep, routes, variant, seed, dur))
+                write_text(scen, render(dep, routes, variant, seed, dur, profile=profile))
                 folder = out / f"sweep-{name}"
-                rows = run_plan(P.render_plan(case, variant, seed, str(scen.resolve())), folder, workers, dask, progress)
+                rows = run_plan(P.render_plan(case, variant, seed, str(scen.resolve()), profile), folder, workers, dask, progress)
                 for r in rows.to_dict("records"):
-                    rec: dict[str, Any] = {"case": case.name, "deployment": case.deployment, "nodes": case.nodes,
+                    rec: dict[str, Any] = {"profile": profile, "case": case.name, "deployment": case.deployment, "nodes": case.nodes,
                                            "has_5g": case.has_5g, "variant": variant, "seed": seed, "status": r.get("status"),
                                            "error": r.get("error"), "wall_s": r.get("wall_s"),
                                            **{k: topo[k] for k in ("mean_hops", "max_rank", "paths_per_node", "draws")}}
                     if r.get("status") == "ok":
                         m, lat, curve = read_run(folder, str(r["run_key"]), case.nodes)
                         rec.update(m)
-                        lat_frames.append(lat.assign(case=case.name, variant=variant, seed=seed))
+                        lat_frames.append(lat.assign(profile=profile, case=case.name, variant=variant, seed=seed))
                         if not curve.empty:
-                            curve_frames.append(curve.assign(case=case.name, variant=variant, seed=seed))
+                            curve_frames.append(curve.assign(profile=profile, case=case.name, variant=variant, seed=seed))
                     frames.append(rec)
     per_run = pd.DataFrame(frames)
     if per_run.empty or not (per_run["status"] == "ok").any():
         raise ReproduceError(f"every run failed; see {out}", exit_code=1)
-    latency = pd.concat(lat_frames, ignore_index=True) if lat_frames else pd.DataFrame(columns=["q", "latency_ms", "exact", "case", "variant", "seed"])
-    curves = pd.concat(curve_frames, ignore_index=True) if curve_frames else pd.DataFrame(columns=["t_s", "delivery_pct", "case", "variant", "seed"])
+    latency_all = pd.concat(lat_frames, ignore_index=True) if lat_frames else \
+        pd.DataFrame(columns=["q", "latency_ms", "exact", "profile", "case", "variant", "seed"])
+    curves_all = pd.concat(curve_frames, ignore_index=True) if curve_frames else \
+        pd.DataFrame(columns=["t_s", "delivery_pct", "profile", "case", "variant", "seed"])
     topologies = pd.DataFrame(topo_rows)
-    summ = case_summary(per_run)
+    summ_all = case_summary(per_run)
+    # the main verdicts, comparison and figures: the default set
+    summ, latency, curves = (of_profile(f, DEFAULT_PROFILE) for f in (summ_all, latency_all, curves_all))
     shares = share_table(latency)
     table = comparison(summ, shares, published)
     verdicts = claims(summ, shares)
     models = model_table(topologies)
+    sens: dict[str, Any] | None = None
+    if PAPER_RTO in profiles:
+        summ_rto = of_profile(summ_all, PAPER_RTO)
+        shares_rto = share_table(of_profile(latency_all, PAPER_RTO))
+        sens = {"profile": PAPER_RTO, "summ": summ_rto, "shares": shares_rto, "claims": claims(summ_rto, shares_rto)}
     files = [write_text(out / "runs.csv", per_run.to_csv(index=False)),
-             write_text(out / "cases.csv", summ.to_csv(index=False)),
+             write_text(out / "cases.csv", summ_all.to_csv(index=False)),
              write_text(out / "comparison.csv", table.to_csv(index=False)),
              write_text(out / "claims.csv", verdicts.to_csv(index=False)),
-             write_text(out / "latency.csv", latency.to_csv(index=False)),
-             write_text(out / "delivery.csv", curves.to_csv(index=False)),
+             write_text(out / "latency.csv", latency_all.to_csv(index=False)),
+             write_text(out / "delivery.csv", curves_all.to_csv(index=False)),
              write_text(out / "topologies.csv", topologies.to_csv(index=False)),
              write_text(out / "models.csv", models.to_csv(index=False))]
+    if sens is not None:
+        files.append(write_text(out / PAPER_RTO_CLAIMS, sens["claims"].to_csv(index=False)))
+    else:
+        (out / PAPER_RTO_CLAIMS).unlink(missing_ok=True)  # not a stale verdict of an earlier run beside this report
     figures = draw_figures(summ, published, latency, curves, out, out / "figures")
     files += figures
     failed = per_run[per_run["status"] != "ok"]
     ctx = {
-        "command": command or f"mptlab reproduce seed004 --runs {n}",
+        "command": command or f"mptlab reproduce seed004 --runs {n}" + ("" if sensitivity else " --no-sensitivity"),
+        "profiles": list(profiles),
         "runs": n, "duration": dur, "range_m": range_m, "cases": [c.name for c in cases],
         "ok": int((per_run["status"] == "ok").sum()), "total": len(per_run),
-        "failed": [f"{r.case} {r.variant} seed {r.seed}: {r.error}" for r in failed.itertuples()],
+        "failed": [f"{r.case} {r.variant} seed {r.seed}" + ("" if r.profile == DEFAULT_PROFILE else f" ({r.profile})") + f": {r.error}"
+                   for r in failed.itertuples()],
         "version": _core.version(), "reference": str(ref_path), "elapsed_s": time.perf_counter() - started,
         "workers": workers, "dask": dask, "figures": [f.relative_to(out).as_posix() for f in figures if f.suffix == ".png"],
         "latency_exact": bool(latency["exact"].all()) if not latency.empty else False, "has_curves": not curves.empty,
         "published": published,
     }
-    files.append(write_text(out / "report.md", render_report(ctx, summ, shares, table, verdicts, topologies, models)))
-    return Reproduction(out=out, table=table, claims=verdicts, runs=per_run, files=files, failed=len(failed), sweep=out)
+    files.append(write_text(out / "report.md", render_report(ctx, summ, shares, table, verdicts, topologies, models, sens)))
+    return Reproduction(out=out, table=table, claims=verdicts, runs=per_run, files=files, failed=len(failed), sweep=out,
+                        claims_paper_rto=sens["claims"] if sens is not None else None)
