@@ -198,3 +198,39 @@ fn mptcp_paths_over_wifi_get_the_idle_channel_rtt_model() {
     let (_, summary) = run(&line(3, "", flows), None);
     assert_eq!(summary["flows"][0]["bytes_delivered"], 100_000);
 }
+
+/// The paper's idle-channel RTTs (seed 004 Sec. III; study notes §4.1): one 1000 B TCP segment
+/// (1040 B packet, 180 µs at 54 Mbit/s) and its ACK (40 B, 32 µs) with immediate access on every
+/// hop give RTT_{1-h} = h · (2·DIFS + 2·SIFS + 2·MAC ACK + T_data + T_ack) = h · 368 µs. Two
+/// differences, both the standard's: the TCP sender has the ACK when its MAC has decoded the
+/// frame, before the last SIFS + MAC ACK (44 µs) that the paper's sum includes; and a station
+/// handed a frame just before the medium turns busy (the receiver answering, or a relay
+/// forwarding, right before the MAC ACK of the frame it received) backs off instead of
+/// accessing at once. The simulated RTT is the paper's − 44 µs + whole slots (9 µs), at most
+/// CWmin = 15 per backoff.
+#[test]
+fn idle_channel_rtts_are_the_papers_plus_whole_backoff_slots() {
+    let us = 1_000;
+    for hops in [1usize, 2] {
+        let flows = format!(
+            "[flows.one]\nfrom = \"s{hops}\"\nto = \"s0\"\nprotocol = \"tcp\"\n\
+             tcp = {{ mss = \"1000B\", handshake = false, delayed_ack = {{ enabled = false }} }}\n\
+             app = {{ kind = \"poisson\", rate = \"80kbps\", message_size = \"1000B\", count = 1 }}\n"
+        );
+        let (sim, summary) = run(&line(hops + 1, "", &flows), None);
+        assert_eq!(summary["flows"][0]["bytes_delivered"], 1000);
+        // The data frame: DIFS + 180 µs per hop, plus the relay's backoff.
+        let owd = (summary["flows"][0]["owd_ms"]["max"].as_f64().unwrap() * 1e6).round() as u64;
+        let (snd, _) = tcp(&sim, 0);
+        let rtt = snd.rtt().latest();
+        let paper = hops as u64 * 368 * us - 44 * us;
+        let backoffs = 2 * hops as u64 - 1; // the receiver's ACK, and each relay both ways
+        assert!(rtt >= paper && (rtt - paper) % (9 * us) == 0, "{hops} hops: RTT {rtt} ns vs {paper} + 9 µs slots");
+        assert!(rtt - paper <= backoffs * 15 * 9 * us, "{hops} hops: RTT {rtt} ns");
+        let data = hops as u64 * (34 + 180) * us + (hops as u64 - 1) * (16 + 28) * us;
+        assert!(owd >= data && (owd - data) % (9 * us) == 0, "{hops} hops: one-way {owd} ns vs {data}");
+        if hops == 1 {
+            assert_eq!(owd, data, "one hop: immediate access, no backoff");
+        }
+    }
+}
