@@ -496,6 +496,10 @@ impl Scheduler for LossAware {
     fn take_window_cap(&mut self) -> Option<WindowCap> {
         self.caps.pop()
     }
+
+    fn has_period_hooks(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -196,6 +196,11 @@ pub trait Scheduler {
     fn take_window_cap(&mut self) -> Option<WindowCap> {
         None
     }
+    /// Whether `wake_at` or `take_window_cap` may ever answer: the connection asks once, when
+    /// it is built, and skips both calls on its per-chunk path otherwise.
+    fn has_period_hooks(&self) -> bool {
+        false
+    }
 }
 
 impl AnyScheduler {

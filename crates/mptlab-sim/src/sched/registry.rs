@@ -59,6 +59,11 @@ macro_rules! schedulers {
                     $(AnyScheduler::$dv(s) => s.take_window_cap(),)*
                 }
             }
+            fn has_period_hooks(&self) -> bool {
+                match self {
+                    $(AnyScheduler::$dv(s) => s.has_period_hooks(),)*
+                }
+            }
         }
 
         impl AnyScheduler {

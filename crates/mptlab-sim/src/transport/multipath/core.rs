@@ -53,6 +53,8 @@ pub struct MultipathCore {
     sched: AnyScheduler,
     /// The scheduler always picks the only path that can send (`Shortcut::Only` applies).
     picks_only_choice: bool,
+    /// The scheduler has a wake-up or window caps (`Scheduler::has_period_hooks`).
+    period_hooks: bool,
     coupling: Coupling,
     views: PathViews,
 }
@@ -61,7 +63,8 @@ impl MultipathCore {
     /// `paths`: the path count (buffers are sized for it); `coupled`: the paths' controller is
     /// a coupled one; `picks_only_choice`: see `Shortcut::Only`.
     pub fn new(sched: AnyScheduler, picks_only_choice: bool, coupled: bool, paths: usize) -> Self {
-        Self { sched, picks_only_choice, coupling: Coupling::new(coupled, paths), views: PathViews::with_capacity(paths) }
+        let period_hooks = sched.has_period_hooks();
+        Self { sched, picks_only_choice, period_hooks, coupling: Coupling::new(coupled, paths), views: PathViews::with_capacity(paths) }
     }
 
     /// The scheduler (its state and summary, e.g. BLP's learned threshold).
@@ -121,12 +124,18 @@ impl MultipathCore {
     /// the transport drains them after every `select` and forwards each to the path's controller.
     #[inline]
     pub fn take_window_cap(&mut self) -> Option<WindowCap> {
+        if !self.period_hooks {
+            return None;
+        }
         self.sched.take_window_cap()
     }
 
     /// When the scheduler wants to be asked again (`Scheduler::wake_at`), if after `now`.
     #[inline]
     pub fn wake_at(&self, now: Time) -> Option<Time> {
+        if !self.period_hooks {
+            return None;
+        }
         self.sched.wake_at().filter(|&t| t > now)
     }
 
