@@ -4,7 +4,9 @@
 //! run of 12,000 devices does not keep 12,000 time series nobody asked for.
 //!
 //! `"auto"` (the default): every flow of an entry with at most `DETAIL_FLOW_LIMIT` flows, and
-//! every link direction that is not a group's access link.
+//! every link direction that is neither a group's access link nor a Wi-Fi direction (a channel
+//! of n stations has up to n(n − 1) of them, with no queue of their own to trace; name the
+//! channel in `detail_links` to have them).
 
 use super::defaults as d;
 use super::errors::{Result, ScenarioError};
@@ -43,22 +45,31 @@ fn detail_flows(s: &Scenario, flows: &[FlowSpec]) -> Result<Vec<bool>> {
 }
 
 fn detail_links(s: &Scenario, topo: &Topology) -> Result<Vec<bool>> {
-    let access = |origin: &str| origin.starts_with("groups.");
+    let access = |origin: &str| origin.starts_with("groups.") || origin.starts_with("wifi.");
     Ok(match &s.metrics.detail_links {
         Selection::Rule(SelectionRule::Auto) => topo.dirs.iter().map(|d| !access(&d.origin)).collect(),
         Selection::Rule(rule) => vec![*rule == SelectionRule::All; topo.dirs.len()],
         Selection::Names(names) => {
-            // A link entry names both its directions; a group names all its access links.
-            let origins: Vec<String> =
-                s.links.keys().map(|l| format!("links.{l}")).chain(s.groups.keys().map(|g| format!("groups.{g}.link"))).collect();
+            // A link entry names both its directions; a group names all its access links; a
+            // Wi-Fi channel all its directions.
+            let origins: Vec<String> = s
+                .links
+                .keys()
+                .map(|l| format!("links.{l}"))
+                .chain(s.groups.keys().map(|g| format!("groups.{g}.link")))
+                .chain(s.wifi.keys().map(|w| format!("wifi.{w}")))
+                .collect();
             let mut chosen = Vec::new();
             for (i, n) in names.iter().enumerate() {
-                let (link, group) = (format!("links.{n}"), format!("groups.{n}.link"));
-                match origins.iter().find(|o| **o == link || **o == group) {
+                let (link, group, wifi) = (format!("links.{n}"), format!("groups.{n}.link"), format!("wifi.{n}"));
+                match origins.iter().find(|o| **o == link || **o == group || **o == wifi) {
                     Some(o) => chosen.push(o.clone()),
                     None => {
-                        return Err(ScenarioError::new(format!("metrics.detail_links[{i}]"), format!("unknown link or group `{n}`"))
-                            .with_choices(s.links.keys().chain(s.groups.keys())))
+                        return Err(ScenarioError::new(
+                            format!("metrics.detail_links[{i}]"),
+                            format!("unknown link, group or Wi-Fi channel `{n}`"),
+                        )
+                        .with_choices(s.links.keys().chain(s.groups.keys()).chain(s.wifi.keys())))
                     }
                 }
             }

@@ -548,6 +548,6 @@ fn metric_detail_and_jitter_options_name_their_choices() {
     bad(&[("metrics.detail_links", "3")], "metrics.detail_links", "expected");
     let e = bad(&[("metrics.detail_flows", "[\"bulk\", \"nope\"]")], "metrics.detail_flows[1]", "unknown flow entry");
     assert_eq!(e.choices, ["bulk", "cross"]);
-    let e = bad(&[("metrics.detail_links", "[\"bottlenek\"]")], "metrics.detail_links[0]", "unknown link or group");
+    let e = bad(&[("metrics.detail_links", "[\"bottlenek\"]")], "metrics.detail_links[0]", "unknown link, group or Wi-Fi channel");
     assert!(e.choices.contains(&"bottleneck".to_string()));
 }
