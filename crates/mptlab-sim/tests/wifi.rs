@@ -87,6 +87,12 @@ fn stations_relay_and_the_mac_counts_add_up() {
         assert!(n("attempts") >= of("attempts") && n("retry_drops") >= of("retry_drops"), "{name}");
         assert_eq!(n("attempts"), n("successes") + n("failures"), "{name}");
     }
+    // The channel's interval series count every frame that left a MAC, and every retry drop.
+    let ts = sim.timeseries();
+    let total = |name: &str| -> f64 { ts.series.iter().zip(&ts.value).filter(|(s, _)| **s == name).map(|(_, v)| v).sum() };
+    let left: u64 = links.iter().map(|l| l["packets"].as_u64().unwrap()).sum();
+    let dropped: u64 = links.iter().map(|l| l["mac"]["retry_drops"].as_u64().unwrap()).sum();
+    assert_eq!((total("wifi_frames") as u64, total("wifi_drops") as u64), (left, dropped));
     // The DC end (s0) returned the TCP ACKs over the reverse route.
     assert!(stations[0]["frames"].as_u64().unwrap() > 500, "{}", stations[0]);
     // Directions come in opposite pairs, as duplex links (the reverse of route hop e is e ^ 1).

@@ -137,7 +137,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             queue.schedule(stop, Ev::Stop(i as u32));
         }
     }
-    let channels = spec.wifi.iter().map(|w| super::wifi::Channel::new(w, spec.seed)).collect();
+    let channels = spec.wifi.iter().map(|w| super::wifi::Channel::new(w, spec.seed, interval, duration)).collect();
     let mut sim = Simulation {
         spec,
         queue,

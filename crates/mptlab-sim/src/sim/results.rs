@@ -292,6 +292,7 @@ impl Simulation {
         }
         self.path_timeseries(&mut c);
         self.tunnel_timeseries(&mut c);
+        self.wifi_timeseries(&mut c);
         for (i, link) in self.hops.iter().enumerate() {
             let (Some(wire), Some(tr)) = (link.wire().bins(), &self.link_traces[i]) else { continue };
             let name = &self.spec.links[i].name;

@@ -20,10 +20,14 @@ pub struct Channel {
     medium: SpatialMedium,
     timer: LazyTimer,
     queue_limit: Option<u64>,
+    /// Per `metrics.interval` bin: frames that left the MAC (delivered or dropped at the retry
+    /// limit), and those dropped (`wifi_frames`, `wifi_drops` time series).
+    frames: Vec<u64>,
+    drops: Vec<u64>,
 }
 
 impl Channel {
-    pub fn new(spec: &WifiSpec, seed: u64) -> Self {
+    pub fn new(spec: &WifiSpec, seed: u64, interval: Time, duration: Time) -> Self {
         let phy = match spec.phy {
             WifiPhy::Ofdm54 => PhyParams::ofdm_80211a_54(),
             WifiPhy::Fhss => PhyParams::bianchi_fhss(31, 1023),
@@ -34,7 +38,14 @@ impl Channel {
         cfg.rts_threshold = spec.rts_cts.then_some(0);
         let rngs =
             (0..spec.stations.len()).map(|i| RngStream::new(seed, StreamId::named(STREAM_DCF, &format!("{}#{i}", spec.name)))).collect();
-        Self { medium: SpatialMedium::with_rngs(cfg, spec.hearing(), rngs), timer: LazyTimer::default(), queue_limit: spec.queue_limit }
+        let bins = duration.div_ceil(interval.max(1)) as usize;
+        Self {
+            medium: SpatialMedium::with_rngs(cfg, spec.hearing(), rngs),
+            timer: LazyTimer::default(),
+            queue_limit: spec.queue_limit,
+            frames: vec![0; bins],
+            drops: vec![0; bins],
+        }
     }
 
     pub fn medium(&self) -> &SpatialMedium {
@@ -90,6 +101,11 @@ impl Simulation {
                 Output::Delivered { frame, at, attempts, .. } => (frame, true, at, attempts),
                 Output::Dropped { frame, at, attempts, .. } => (frame, false, at, attempts),
             };
+            let bin = ((at / self.spec.metrics.interval.max(1)) as usize).min(self.channels[c].frames.len().saturating_sub(1));
+            if let Some(n) = self.channels[c].frames.get_mut(bin) {
+                *n += 1;
+                self.channels[c].drops[bin] += !delivered as u64;
+            }
             let h = Handle(frame.id as u32);
             let p = self.packets.get_mut(h);
             let l = self.routes.hop(p.route, p.hop).expect("a packet on a Wi-Fi hop");
@@ -135,6 +151,22 @@ impl Simulation {
             attempts,
             retry_drops: stations.iter().map(|s| s.retry_drops).sum(),
             stations,
+        }
+    }
+}
+
+impl Simulation {
+    /// Per channel and interval: `wifi_frames` (frames that left the MAC) and `wifi_drops`
+    /// (frames dropped at the retry limit), entity the channel's name; their ratio is the
+    /// per-hop MAC delivery rate over time (seed 004's "data packet delivery rate").
+    pub(super) fn wifi_timeseries(&self, c: &mut super::results::Columns) {
+        let iv = self.spec.metrics.interval;
+        for (ch, spec) in self.channels.iter().zip(&self.spec.wifi) {
+            for (k, (&f, &d)) in ch.frames.iter().zip(&ch.drops).enumerate() {
+                let t = mptlab_engine::time::as_secs_f64(k as Time * iv);
+                c.push("wifi_frames", &spec.name, t, f as f64);
+                c.push("wifi_drops", &spec.name, t, d as f64);
+            }
         }
     }
 }

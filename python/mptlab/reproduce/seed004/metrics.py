@@ -58,8 +58,8 @@ LINK_FIELDS: dict[str, tuple[str, ...]] = {
 }
 #: Time series (per link direction, per interval) for the delivery rate over time.
 TS_SERIES: dict[str, tuple[str, ...]] = {
-    "sent": ("mac_frames", "link_packets", "mac_attempts"),
-    "lost": ("mac_drops", "link_drops"),
+    "sent": ("wifi_frames", "mac_frames", "link_packets", "mac_attempts"),
+    "lost": ("wifi_drops", "mac_drops", "link_drops"),
 }
 
 
