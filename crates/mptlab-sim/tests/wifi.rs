@@ -231,10 +231,10 @@ fn idle_channel_rtts_are_the_papers_plus_whole_backoff_slots() {
         let rtt = snd.rtt().latest();
         let paper = hops as u64 * 368 * us - 44 * us;
         let backoffs = 2 * hops as u64 - 1; // the receiver's ACK, and each relay both ways
-        assert!(rtt >= paper && (rtt - paper) % (9 * us) == 0, "{hops} hops: RTT {rtt} ns vs {paper} + 9 µs slots");
+        assert!(rtt >= paper && (rtt - paper).is_multiple_of(9 * us), "{hops} hops: RTT {rtt} ns vs {paper} + 9 µs slots");
         assert!(rtt - paper <= backoffs * 15 * 9 * us, "{hops} hops: RTT {rtt} ns");
         let data = hops as u64 * (34 + 180) * us + (hops as u64 - 1) * (16 + 28) * us;
-        assert!(owd >= data && (owd - data) % (9 * us) == 0, "{hops} hops: one-way {owd} ns vs {data}");
+        assert!(owd >= data && (owd - data).is_multiple_of(9 * us), "{hops} hops: one-way {owd} ns vs {data}");
         if hops == 1 {
             assert_eq!(owd, data, "one hop: immediate access, no backoff");
         }

@@ -17,6 +17,9 @@ use super::wifi::{MacCounters, WifiDirection};
 use crate::metrics::{LinkGroups, QueueStats, WireMeter};
 use mptlab_engine::{Handle, RngStream, Time};
 
+// The point-to-point link stays inline: it is the packet path of every wired hop (one
+// indirection per packet per hop otherwise); the Wi-Fi direction, accounting only, is boxed.
+#[allow(clippy::large_enum_variant)]
 pub enum Hop {
     PointToPoint(Link),
     /// A direction of a Wi-Fi channel: accounting only; the simulation hands its packets to the
