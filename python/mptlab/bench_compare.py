@@ -1,8 +1,13 @@
 """`mptlab bench --compare REV`: the workloads of two builds, measured interleaved.
 
-The current build is the mptlab package this process imports; the old one is REV of the git
-checkout that package lives in, exported (`git archive`) into a cache folder and its extension
-module built there once with cargo (`.bench/<full sha>/`, reused next time). Each round runs
+The old build is REV of the git checkout the mptlab package lives in, exported (`git archive`)
+into a cache folder and its extension module built there once with cargo (`.bench/<full sha>/`,
+reused next time). The new one is the checkout's HEAD built the same way when the working tree
+has no uncommitted changes to tracked files (`new_build`), else the package this process
+imports. Why: two builds of identical code from different folders lay their code out
+differently (source paths end up in the binary), and that alone moved the speed ratio of
+identical code by up to ±7 % on single workloads (W2 0.93, W3 0.90 against an export of the
+same commit, 2026-11-27); two exports under `.bench/<sha>/` have paths of one length. Each round runs
 every workload once on each build, each run in a fresh process, alternating which build goes
 first (ABBA across rounds) so a drift of the machine's speed hits both alike. Both builds run
 the *current* checkout's scenario files (so workloads REV lacks still run) through their own
@@ -83,6 +88,18 @@ def current_build() -> Build:
 
     python_path = Path(mptlab.__file__).resolve().parent.parent
     return Build("new", python_path.parent, python_path)
+
+
+def new_build(root: Path, cache: Path, progress: Callable[[str], None]) -> tuple[Build, str | None]:
+    """The new side of a comparison: HEAD's export when no tracked file differs from HEAD
+    (built or reused like REV's; its label stays "new"), with HEAD's sha; else the imported
+    package and None (the caller says that layout may bias the ratio)."""
+    dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
+    if dirty.returncode != 0 or dirty.stdout.strip():
+        return current_build(), None
+    sha = resolve_rev(root, "HEAD")
+    b, _ = build_rev(root, sha, cache, progress)
+    return Build("new", b.tree, b.python_path), sha
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -492,8 +492,18 @@ def _bench_compare(rev: str, chosen: list[Any], rounds: int, seed: Optional[int]
             err_console.print(f"built {rev} ({sha[:10]}) into {old.tree} in {time.monotonic() - started:.0f} s")
         else:
             err_console.print(f"using the cached build of {rev} ({sha[:10]}) in {old.tree}")
+        with err_console.status("preparing the new build", spinner="dots") as st:
+            new, head = c.new_build(root, cache, st.update)
+        if head is None:
+            err_console.print(
+                "new = this checkout's installed build (uncommitted changes): two builds from different folders "
+                "lay code out differently, which alone has moved single-workload ratios by up to 7 %; commit to "
+                "compare two exports built alike"
+            )
+        else:
+            err_console.print(f"new = HEAD ({head[:10]}) exported and built like {rev}")
         with err_console.status("measuring", spinner="dots") as st:
-            rows = c.compare(c.current_build(), old, chosen, rounds, seed, overrides, st.update)
+            rows = c.compare(new, old, chosen, rounds, seed, overrides, st.update)
     except BenchError as e:
         fail(str(e), e.exit_code)
     if as_json:

@@ -166,3 +166,23 @@ def test_a_build_in_progress_elsewhere_is_waited_for_and_then_reused(tmp_path):
     (build, built) = result[0]
     assert not built and build.tree == tmp_path / sha
     assert not (tmp_path / "target").exists()
+
+
+def test_new_side_is_heads_export_when_the_tree_is_clean_else_the_installed_build(tmp_path, monkeypatch):
+    sha = head_sha()
+    stand_in_build(tmp_path, sha)
+    calls = []
+
+    def status(root, *args):
+        calls.append(args)
+        return subprocess.CompletedProcess(args, 0, stdout=" M README.md\n" if dirty else "", stderr="")
+
+    real_git = c._git
+    monkeypatch.setattr(c, "_git", lambda root, *a: status(root, *a) if a[0] == "status" else real_git(root, *a))
+    dirty = False
+    new, head = c.new_build(REPO, tmp_path, lambda _: None)
+    assert head == sha and new.label == "new" and new.tree == tmp_path / sha
+    dirty = True
+    new, head = c.new_build(REPO, tmp_path, lambda _: None)
+    assert head is None and new == c.current_build()
+    assert all(a[:2] == ("status", "--porcelain") for a in calls)
