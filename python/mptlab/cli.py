@@ -510,7 +510,8 @@ def _bench_compare(rev: str, chosen: list[Any], rounds: int, seed: Optional[int]
         print(json.dumps(rows, indent=2))
     else:
         t = Table(
-            title=f"mptlab bench --compare {rev}: new = this build, old = {sha[:10]}, {rounds} interleaved rounds",
+            title=f"mptlab bench --compare {rev}: new = {'HEAD ' + head[:10] if head else 'this build'}, old = {sha[:10]}, "
+                  f"{rounds} interleaved rounds",
             title_justify="left", header_style="bold",
         )
         headers = ("workload", "sim s", "wall s new", "wall s old", "speedup new/old",
