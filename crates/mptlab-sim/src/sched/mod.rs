@@ -114,6 +114,7 @@ pub struct PathView {
     pub packets_lost: u64,
     pub bytes_lost: u64,
     /// The controller's slow-start threshold in bytes (0: unknown; `u64::MAX`: none yet).
+    /// This and the next two are filled only for schedulers with `has_period_hooks`.
     pub ssthresh: u64,
     /// The path's current retransmission timeout (backoff included), 0 when unknown.
     pub rto: Time,
@@ -196,8 +197,10 @@ pub trait Scheduler {
     fn take_window_cap(&mut self) -> Option<WindowCap> {
         None
     }
-    /// Whether `wake_at` or `take_window_cap` may ever answer: the connection asks once, when
-    /// it is built, and skips both calls on its per-chunk path otherwise.
+    /// Whether `wake_at` or `take_window_cap` may ever answer, and the scheduler reads the
+    /// RTT-model inputs of `PathView` (`ssthresh`, `rto`, `model`): the connection asks once,
+    /// when it is built, and otherwise skips both calls and leaves those fields at 0 on its
+    /// per-chunk path.
     fn has_period_hooks(&self) -> bool {
         false
     }

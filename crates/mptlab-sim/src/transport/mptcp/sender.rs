@@ -550,8 +550,8 @@ impl MptcpSender {
 
     /// The scheduler's views of every subflow (`subflow_view`), rebuilt in the core's buffer.
     fn fill_views(&mut self) -> &[PathView] {
-        let (kernel, mss) = (self.kernel, self.tcp.mss);
-        self.core.fill_views(&self.subs, |s, usable| subflow_view(s, usable, kernel, mss))
+        let (kernel, mss, model) = (self.kernel, self.tcp.mss, self.core.has_period_hooks());
+        self.core.fill_views(&self.subs, |s, usable| subflow_view(s, usable, kernel, mss, model))
     }
 
     /// The connection's scheduler (its state and summary, e.g. BLP's learned threshold).
@@ -716,8 +716,8 @@ impl MptcpSender {
                     Shortcut::Only(i) => Placement::One(i),
                     Shortcut::Ask => {
                         let conn = self.conn_view(now, len);
-                        let (kernel, mss) = (self.kernel, self.tcp.mss);
-                        let decision = self.core.select(&conn, &self.subs, |s, usable| subflow_view(s, usable, kernel, mss));
+                        let (kernel, mss, model) = (self.kernel, self.tcp.mss, self.core.has_period_hooks());
+                        let decision = self.core.select(&conn, &self.subs, |s, usable| subflow_view(s, usable, kernel, mss, model));
                         // Window caps (seed 004's CR) go to the named path's controller.
                         while let Some(c) = self.core.take_window_cap() {
                             if let Some(s) = self.subs.get_mut(c.path) {
@@ -832,7 +832,9 @@ fn linux_pacing_rate(snd: &TcpSender) -> u64 {
 /// `default` scheduler's kernel model, where `can_queue` is "send buffer not full" and the rate
 /// is Linux's pacing rate).
 #[inline]
-fn subflow_view(s: &Subflow, usable: bool, kernel: bool, mss: u32) -> PathView {
+/// `model`: fill the RTT-model inputs (ssthresh, RTO, the path's model), which only
+/// model-driven schedulers read (`Scheduler::has_period_hooks`); the others skip their cost.
+fn subflow_view(s: &Subflow, usable: bool, kernel: bool, mss: u32, model: bool) -> PathView {
     let snd = &s.snd;
     let rtt = snd.rtt();
     let (packets_lost, bytes_lost) = snd.lost_totals();
@@ -853,9 +855,9 @@ fn subflow_view(s: &Subflow, usable: bool, kernel: bool, mss: u32) -> PathView {
         bytes_sent: snd.stats.bytes_sent,
         packets_lost,
         bytes_lost,
-        ssthresh: snd.ssthresh(),
-        rto: rtt.rto(),
-        model: s.model,
+        ssthresh: if model { snd.ssthresh() } else { 0 },
+        rto: if model { rtt.rto() } else { 0 },
+        model: if model { s.model } else { PathModel::default() },
         // Set by the core: index, usability, preferences.
         ..PathView::default()
     }

@@ -120,6 +120,13 @@ impl MultipathCore {
         self.sched.select(conn, self.views.as_slice())
     }
 
+    /// Whether the scheduler plans periods from the paths' RTT model (`Scheduler::has_period_hooks`):
+    /// only then do the views carry ssthresh, RTO and the model.
+    #[inline]
+    pub fn has_period_hooks(&self) -> bool {
+        self.period_hooks
+    }
+
     /// The scheduler's next window cap for a path's controller (`Scheduler::take_window_cap`);
     /// the transport drains them after every `select` and forwards each to the path's controller.
     #[inline]
