@@ -182,10 +182,11 @@ impl Simulation {
         let (size, proto, group) = (p.size, p.proto, p.group);
         match self.routes.hop(p.route, p.hop) {
             Some(l) => {
-                if let Hop::Wifi(_) = self.hops[l as usize] {
+                // One match on the hop kind: a link takes the packet here, a Wi-Fi direction
+                // hands it to its channel's medium.
+                let Hop::PointToPoint(link) = &mut self.hops[l as usize] else {
                     return self.wifi_offer(now, l, h, size);
-                }
-                let link = &mut self.hops[l as usize];
+                };
                 let r = link.enqueue(now, h, size, proto, group);
                 if r.dropped {
                     self.drop_packet(h);
