@@ -15,7 +15,7 @@
 use super::topology::Topology;
 use crate::net::dcf::PhyParams;
 use crate::sched::PathModel;
-use crate::spec::{LinkId, WifiPhy};
+use crate::spec::LinkId;
 use crate::transport::mptcp::config::{DSS_ACK_BYTES, DSS_DATA_BYTES};
 use crate::wire::tcp::TCP_HEADER_BYTES;
 use mptlab_engine::time::SECOND;
@@ -51,10 +51,7 @@ fn model(topo: &Topology, fwd: &[LinkId], data: u32, ack: u32) -> PathModel {
 /// The PHY of a Wi-Fi direction.
 fn phy_of(topo: &Topology, e: LinkId) -> Option<PhyParams> {
     let w = topo.dirs[e as usize].wifi?;
-    Some(match topo.wifi[w.channel as usize].phy {
-        WifiPhy::Ofdm54 => PhyParams::ofdm_80211a_54(),
-        WifiPhy::Fhss => PhyParams::bianchi_fhss(31, 1023),
-    })
+    Some(PhyParams::of(topo.wifi[w.channel as usize].phy))
 }
 
 /// One packet of `bytes` across hop `e` on an idle channel.

@@ -11,6 +11,7 @@ use super::errors::{fail, index, join, Result};
 use super::raw::{Direction, Loss, Queue, Wifi};
 use super::reader::{self as r, check_name, Tbl};
 use super::units::{Dur, Limit, Rate};
+use crate::net::dcf::PhyParams;
 use crate::spec::{NodeId, WifiPhy, WifiSpec};
 use toml::Value;
 
@@ -44,16 +45,8 @@ pub fn wifi(key: &str, v: &Value) -> Result<Wifi> {
         x if x > 0.0 && x.is_finite() => Ok(x),
         x => fail(k, format!("the radio range must be > 0 metres, got {x}")),
     })?;
-    let choice = |k: &str, v: &Value, set: &[&str]| -> Result<String> {
-        let s = r::string(k, v)?;
-        if set.contains(&s) {
-            Ok(s.to_string())
-        } else {
-            Err(super::errors::ScenarioError::new(k, format!("unknown value `{s}`")).with_choices(set.iter().copied()))
-        }
-    };
-    let phy = t.or("phy", "ofdm54".to_string(), |k, v| choice(k, v, PHYS))?;
-    let rules = t.or("rules", "standard".to_string(), |k, v| choice(k, v, RULES))?;
+    let phy = t.or("phy", "ofdm54", |k, v| r::one_of(k, v, "PHY", PHYS))?.to_string();
+    let rules = t.or("rules", "standard", |k, v| r::one_of(k, v, "rule set", RULES))?.to_string();
     let rts_cts = t.or("rts_cts", false, r::boolean)?;
     let retry_limit = t.or("retry_limit", Some(DEFAULT_RETRY_LIMIT), |k, v| match v {
         Value::String(s) if s == "none" => Ok(None),
@@ -99,10 +92,7 @@ impl Wifi {
     /// The parameters of every direction of the channel: the PHY's data rate, no delay, no
     /// queue of its own (the station's queue is the medium's), no channel loss.
     pub fn direction(&self) -> Direction {
-        let rate = match self.phy() {
-            WifiPhy::Ofdm54 => 54_000_000,
-            WifiPhy::Fhss => 1_000_000,
-        };
+        let rate = PhyParams::of(self.phy()).data_rate_bps();
         Direction {
             rate: Rate(rate),
             delay: Dur(0),

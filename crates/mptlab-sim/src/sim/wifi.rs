@@ -7,10 +7,10 @@
 //! is lost, as on a channel loss). Per-direction accounting is the hop's (`net::wifi`).
 
 use super::{arm, Ev, Simulation};
-use crate::net::dcf::{DcfConfig, Frame, Output, PhyParams, SpatialMedium, STREAM_DCF};
+use crate::net::dcf::{DcfConfig, Frame, Output, SpatialMedium, STREAM_DCF};
 use crate::net::WifiSpec;
 use crate::results::{StationSummary, WifiSummary};
-use crate::spec::{LinkId, WifiPhy};
+use crate::spec::LinkId;
 use mptlab_engine::timer::Fired;
 use mptlab_engine::{Handle, LazyTimer, RngStream, StreamId, Time};
 
@@ -28,14 +28,7 @@ pub struct Channel {
 
 impl Channel {
     pub fn new(spec: &WifiSpec, seed: u64, interval: Time, duration: Time) -> Self {
-        let phy = match spec.phy {
-            WifiPhy::Ofdm54 => PhyParams::ofdm_80211a_54(),
-            WifiPhy::Fhss => PhyParams::bianchi_fhss(31, 1023),
-        };
-        let mut cfg = if spec.bianchi { DcfConfig::bianchi(phy) } else { DcfConfig::standard(phy) };
-        cfg.retry_limit = spec.retry_limit;
-        // RTS/CTS before every data frame.
-        cfg.rts_threshold = spec.rts_cts.then_some(0);
+        let cfg = DcfConfig::of(spec);
         let rngs =
             (0..spec.stations.len()).map(|i| RngStream::new(seed, StreamId::named(STREAM_DCF, &format!("{}#{i}", spec.name)))).collect();
         let bins = duration.div_ceil(interval.max(1)) as usize;

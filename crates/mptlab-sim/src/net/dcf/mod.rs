@@ -118,6 +118,14 @@ impl DcfConfig {
     pub fn bianchi(phy: PhyParams) -> Self {
         Self { phy, rules: Rules::Bianchi, retry_limit: None, eifs_after_collision: false, rts_threshold: None }
     }
+
+    /// A scenario channel's MAC (`[wifi.<name>]`): its PHY, rule set, retry limit and RTS/CTS
+    /// before every data frame when asked.
+    pub fn of(spec: &crate::net::config::WifiSpec) -> Self {
+        let phy = PhyParams::of(spec.phy);
+        let base = if spec.bianchi { Self::bianchi(phy) } else { Self::standard(phy) };
+        Self { retry_limit: spec.retry_limit, rts_threshold: spec.rts_cts.then_some(0), ..base }
+    }
 }
 
 /// A frame handed to the MAC: an opaque id, its MSDU size, its receiver.

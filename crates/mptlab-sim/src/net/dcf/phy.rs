@@ -24,6 +24,7 @@
 //!   bits, CTS 112 bits, plus the PHY header. The CTS timeout (§10.3.2.5: SIFS + slot +
 //!   PHY-RX-START delay after the RTS) equals the ACK timeout (§10.3.2.9).
 
+use crate::net::config::WifiPhy;
 use mptlab_engine::Time;
 
 const US: Time = 1_000;
@@ -64,6 +65,22 @@ fn ofdm_time(bits: u64, n_dbps: u32) -> Time {
 }
 
 impl PhyParams {
+    /// The parameter set a scenario's `phy` names (`ofdm54`; `fhss` with CW 31…1023).
+    pub fn of(phy: WifiPhy) -> Self {
+        match phy {
+            WifiPhy::Ofdm54 => Self::ofdm_80211a_54(),
+            WifiPhy::Fhss => Self::bianchi_fhss(31, 1023),
+        }
+    }
+
+    /// The data rate: 4 µs OFDM symbols of `data_n_dbps` bits, or the single bit rate.
+    pub fn data_rate_bps(&self) -> u64 {
+        match self.timing {
+            FrameTiming::Ofdm { data_n_dbps, .. } => data_n_dbps as u64 * 250_000,
+            FrameTiming::Linear { rate_bps, .. } => rate_bps,
+        }
+    }
+
     /// 802.11a (OFDM, 5 GHz) at 54 Mbit/s, ACK at 24 Mbit/s, CW 15..1023.
     pub fn ofdm_80211a_54() -> Self {
         let slot = 9 * US;
