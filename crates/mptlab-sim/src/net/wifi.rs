@@ -10,8 +10,8 @@ use super::packet::Proto;
 use crate::metrics::{QueueStats, WireMeter};
 use mptlab_engine::Time;
 
-/// MAC-level counters of one Wi-Fi direction.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// MAC-level counters of one Wi-Fi direction (`links[].mac` of the summary).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MacCounters {
     /// Transmissions on the air: first attempts and retries (RTS/CTS frames not counted).
     pub attempts: u64,

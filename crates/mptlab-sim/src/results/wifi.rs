@@ -1,17 +1,10 @@
 //! Wi-Fi records: a channel's stations (`wifi[]`) and the MAC counters of a Wi-Fi link
-//! direction (`links[].mac`).
+//! direction (`links[].mac`, `net::MacCounters`).
 
 use serde::Serialize;
 
-/// `links[].mac` of a Wi-Fi direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct LinkMacSummary {
-    /// MAC transmissions of the direction's frames: first attempts and retries.
-    pub attempts: u64,
-    pub retries: u64,
-    /// Frames dropped at the retry limit.
-    pub retry_drops: u64,
-}
+/// `links[].mac` of a Wi-Fi direction: the direction's own counters, serialised as they are.
+pub use crate::net::MacCounters as LinkMacSummary;
 
 /// One channel (`wifi[]`).
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -8,8 +8,8 @@ use crate::metrics::report::{finite, pct};
 use crate::metrics::{active_bins, jain_index, LinkJitter, LogHistogram, RateMeter, Stats, Trace, DEFINITIONS};
 use crate::net::Proto;
 use crate::results::{
-    EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkGroupSummary, LinkMacSummary, LinkProtocolSummary, LinkSummary, OwdCdf,
-    PathMeasures, ProtocolSummary, Quantiles, RunSummary,
+    EngineSummary, FlowSummary, GroupSummary, JitterSummary, LinkGroupSummary, LinkProtocolSummary, LinkSummary, OwdCdf, PathMeasures,
+    ProtocolSummary, Quantiles, RunSummary,
 };
 use crate::spec::PathSpec;
 use crate::transport::endpoint::{Endpoint, SummaryInput};
@@ -222,7 +222,7 @@ impl Simulation {
             subflow_jitter_ms: jitter.and_then(|j| j.link.subflow_samples.stats_ms()),
             by_protocol,
             by_group: self.link_group_summaries(i),
-            mac: link.mac().map(|m| LinkMacSummary { attempts: m.attempts, retries: m.retries, retry_drops: m.retry_drops }),
+            mac: link.mac().copied(),
         }
     }
 
