@@ -65,14 +65,7 @@ pub fn flow(key: &str, v: &Value) -> Result<Flow> {
     let from = t.must("from", r::name)?.to_string();
     let to = t.must("to", r::name)?.to_string();
     let count = t.or("count", d::FLOW_COUNT as i64, |k, v| r::int(k, v, 1, d::MAX_FLOWS as i64))? as u64;
-    let protocol = t.or("protocol", d::PROTOCOL, |k, v| {
-        let p = r::string(k, v)?;
-        PROTOCOLS
-            .iter()
-            .find(|x| **x == p)
-            .copied()
-            .ok_or_else(|| ScenarioError::new(k, format!("unknown protocol `{p}`")).with_choices(PROTOCOLS))
-    })?;
+    let protocol = t.or("protocol", d::PROTOCOL, |k, v| r::one_of(k, v, "protocol", PROTOCOLS))?;
     let only: &[(&str, &[&str])] = &[
         ("scheduler", &["mptcp", "mpquic"]),
         ("scheduler_options", &["mptcp", "mpquic"]),

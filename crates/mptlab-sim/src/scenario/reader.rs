@@ -151,6 +151,12 @@ pub fn probability(key: &str, v: &Value, below_one: bool) -> Result<f64> {
     Ok(p)
 }
 
+/// One of a fixed set of names (`what` names the kind in the error, which lists the set).
+pub fn one_of(key: &str, v: &Value, what: &str, set: &[&'static str]) -> Result<&'static str> {
+    let s = string(key, v)?;
+    set.iter().find(|x| **x == s).copied().ok_or_else(|| ScenarioError::new(key, format!("unknown {what} `{s}`")).with_choices(set))
+}
+
 /// A node or entry name given as a string.
 pub fn name<'a>(key: &str, v: &'a Value) -> Result<&'a str> {
     string(key, v)

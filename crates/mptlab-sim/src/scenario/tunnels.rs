@@ -56,14 +56,7 @@ pub const BUFFER_FACTOR: u64 = 3;
 
 pub fn tunnel(key: &str, v: &Value) -> Result<Tunnel> {
     let t = Tbl::new(key, v, TUNNEL)?;
-    let protocol = t.or("protocol", "dccp", |k, v| {
-        let p = r::string(k, v)?;
-        TUNNEL_PROTOCOLS
-            .iter()
-            .find(|x| **x == p)
-            .copied()
-            .ok_or_else(|| ScenarioError::new(k, format!("unknown tunnel protocol `{p}`")).with_choices(TUNNEL_PROTOCOLS))
-    })?;
+    let protocol = t.or("protocol", "dccp", |k, v| r::one_of(k, v, "tunnel protocol", TUNNEL_PROTOCOLS))?;
     let Some(paths) = paths(&t, MAX_TUNNEL_PATHS, "a tunnel")? else {
         return fail(t.key("paths"), "required: one list of node names per tunnel path, from the ingress to the egress");
     };
