@@ -45,9 +45,10 @@ fn detail_flows(s: &Scenario, flows: &[FlowSpec]) -> Result<Vec<bool>> {
 }
 
 fn detail_links(s: &Scenario, topo: &Topology) -> Result<Vec<bool>> {
-    let access = |origin: &str| origin.starts_with("groups.") || origin.starts_with("wifi.");
+    // Group access links and Wi-Fi directions are left out of "auto".
+    let not_auto = |origin: &str| origin.starts_with("groups.") || origin.starts_with("wifi.");
     Ok(match &s.metrics.detail_links {
-        Selection::Rule(SelectionRule::Auto) => topo.dirs.iter().map(|d| !access(&d.origin)).collect(),
+        Selection::Rule(SelectionRule::Auto) => topo.dirs.iter().map(|d| !not_auto(&d.origin)).collect(),
         Selection::Rule(rule) => vec![*rule == SelectionRule::All; topo.dirs.len()],
         Selection::Names(names) => {
             // A link entry names both its directions; a group names all its access links; a
