@@ -54,8 +54,16 @@ class Session(Protocol):
 #: Raises `_core.ScenarioError` for an invalid scenario.
 Backend = Callable[[str, list[tuple[str, str]], "int | None"], Session]
 
-#: Backends by name. "simulator" builds the Rust engine's run.
-BACKENDS: dict[str, Backend] = {"simulator": _core.Simulation}
+def _emulation(text: str, overrides: list[tuple[str, str]], seed: int | None) -> Session:
+    """The emulation backend (docs/emulation.md), imported on first use."""
+    from mptlab.emulation.session import factory
+
+    return factory(text, overrides, seed)
+
+
+#: Backends by name. "simulator" builds the Rust engine's run; "emulation" runs the scenario on
+#: the real kernel in network namespaces (root only).
+BACKENDS: dict[str, Backend] = {"simulator": _core.Simulation, "emulation": _emulation}
 DEFAULT_BACKEND = "simulator"
 
 
@@ -129,6 +137,8 @@ class Prepared:
             raise RuntimeError("collect() before the run has finished: call advance() first")
         t0 = time.perf_counter()
         summ = json.loads(s.summary_json()) if summary else None
+        if summ is not None:
+            summ["backend"] = self.backend
         ts = s.timeseries() if series else None
         return RunOutput(
             backend=self.backend,
@@ -196,7 +206,7 @@ def drive(session: Session, progress: bool | None = False, chunks: int = CHUNKS)
             if bar is not None:
                 bar.update(session.now_s)
             elif want_bar and time.perf_counter() - start > PROGRESS_AFTER_S:
-                bar = _Bar(duration, session.now_s)
+                bar = _Bar(duration, session.now_s, getattr(session, "progress_label", "simulating"))
         if not session.done:
             session.advance(duration)
     finally:
@@ -216,14 +226,14 @@ def stderr_is_terminal() -> bool:
 class _Bar:
     """A rich progress bar over simulated seconds, on stderr, removed when done."""
 
-    def __init__(self, duration_s: float, now_s: float) -> None:
+    def __init__(self, duration_s: float, now_s: float, label: str = "simulating") -> None:
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
         self._progress = Progress(
-            TextColumn("simulating"),
+            TextColumn(label),
             BarColumn(),
-            TextColumn("{task.completed:.1f}/{task.total:.1f} sim-s"),
+            TextColumn("{task.completed:.1f}/{task.total:.1f} s"),
             TextColumn("eta"),
             TimeRemainingColumn(),
             console=Console(stderr=True),

@@ -48,13 +48,16 @@ class Prepared:
         return self.run.seed
 
 
-def prepare(scenario: ScenarioLike, seed: int | None = None, overrides: Overrides = None) -> Prepared:
-    """Read and validate a scenario and build its run. Raises `ScenarioError` or `OSError`;
-    nothing is written."""
+def prepare(
+    scenario: ScenarioLike, seed: int | None = None, overrides: Overrides = None, backend: str = runner.DEFAULT_BACKEND
+) -> Prepared:
+    """Read and validate a scenario and build its run (on `backend`: "simulator" or "emulation").
+    Raises `ScenarioError` or `OSError`; nothing is written."""
     runner.check_seed(seed)
     src = load(scenario)
     ovr = normalize_overrides(overrides)
-    return Prepared(run=runner.prepare(src.text, ovr, seed), source=src, overrides=ovr, requested_seed=seed)
+    run = runner.prepare(src.text, ovr, seed, backend)
+    return Prepared(run=run, source=src, overrides=ovr, requested_seed=seed)
 
 
 def execute(
