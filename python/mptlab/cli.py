@@ -46,6 +46,8 @@ app = typer.Typer(
         "  mptlab reproduce seed001               a published study next to its numbers\n\n"
         "  mptlab learn blp-threshold             train BLP's learned blocking threshold\n\n"
         "  mptlab model bianchi --n 5             analytic models (Bianchi, seed 004)\n\n"
+        "  mptlab emulate my.toml                 the same scenario on real Linux MPTCP (root)\n\n"
+        "  mptlab validate scenarios/validate/*   simulator and kernel side by side\n\n"
         "Run 'mptlab COMMAND --help' for the options of each command."
     ),
     no_args_is_help=True,
@@ -589,5 +591,5 @@ def main() -> None:
 
 
 # Commands defined in their own modules register themselves on `app`.
-from mptlab import cli_learn, cli_model, cli_report, cli_reproduce, cli_sweep  # noqa: E402,F401
+from mptlab import cli_emulate, cli_learn, cli_model, cli_report, cli_reproduce, cli_sweep  # noqa: E402,F401
 
