@@ -171,7 +171,8 @@ def _collect(summaries: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _S
 
 def _row(case: str, key: tuple[str, str], sim: _Samples | None, emu: _Samples | None) -> dict[str, Any]:
     entity, metric = key
-    unit = (sim or emu).unit if (sim or emu) else ""
+    either = sim or emu
+    unit = either.unit if either is not None else ""
     sim_mean, sim_std, sim_n = _stats(sim)
     emu_mean, emu_std, emu_n = _stats(emu)
     r = ratio(sim_mean, emu_mean)
@@ -194,7 +195,11 @@ def _stats(samples: _Samples | None) -> tuple[float | None, float | None, int]:
     return mean, math.sqrt(math.fsum((x - mean) ** 2 for x in v) / (len(v) - 1)), len(v)
 
 
-def _extract(entity: str, record: Mapping[str, Any], table: Sequence[tuple[str, str, tuple[str, ...]]]) -> list[MetricRow]:
+#: A metric table: (metric name, unit, key path in the record).
+MetricTable = tuple[tuple[str, str, tuple[str, ...]], ...]
+
+
+def _extract(entity: str, record: Mapping[str, Any], table: MetricTable) -> list[MetricRow]:
     rows = []
     for metric, unit, path in table:
         value = _dig(record, path)
