@@ -315,7 +315,9 @@ _TEMPLATE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="mptlab {{ version }}">
 <title>Simulator vs real Linux MPTCP — mptlab validation report</title>
-<style>{{ css | safe }}</style>
+<style>{{ css | safe }}
+  table.data td:last-child { white-space: normal; text-align: left; min-width: 24rem; }
+</style>
 </head>
 <body>
 <header>
@@ -375,8 +377,16 @@ def _mean_std(mean: Any, std: Any) -> str:
     if not _finite(mean):
         return "–"
     if not _finite(std):
-        return f"{mean:.4g}"
-    return f"{mean:.4g} ± {std:.2g}"
+        return _number(mean, 4)
+    return f"{_number(mean, 4)} ± {_number(std, 2)}"
+
+
+def _number(value: float, digits: int) -> str:
+    """`digits` significant digits; whole numbers from 10⁴ up with thousands separators
+    (byte counts read as 9,691,264, not 9.691e+06)."""
+    if abs(value) >= 1e4:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}g}"
 
 
 def _ratio_text(ratio: Any) -> str:
