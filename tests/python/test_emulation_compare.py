@@ -214,7 +214,7 @@ def report(lossless, tmp_path_factory) -> tuple[Path, list[Case]]:
         name="two-paths",
         scenario="mptcp-two-paths.toml",
         comparison=compare("two-paths", [_summary(o) for o in sim], [emu_summary]),
-        sim_timeseries=stack_timeseries({o.seed: o.timeseries for o in sim}),  # type: ignore[misc]
+        sim_timeseries=stack_timeseries({o.seed: o.timeseries for o in sim}),
         emu_timeseries=lossless[3].timeseries,
     )
     tables_only = Case(
@@ -288,7 +288,7 @@ def test_report_figures_are_written_as_png_and_svg(report):
 
 
 def test_stack_timeseries_adds_the_seed_of_each_run(lossless):
-    frame = stack_timeseries({o.seed: o.timeseries for o in lossless.values()})  # type: ignore[misc]
+    frame = stack_timeseries({o.seed: o.timeseries for o in lossless.values()})
     assert set(frame["seed"]) == {1, 2, 3}
     one = lossless[1].timeseries
     assert one is not None
