@@ -119,3 +119,61 @@ def run_emulation(scenario: str, seed: int | None, overrides: list[tuple[str, st
         fail(f"cannot write results to {str(out_dir)!r}: {e}", EXIT_FAILED)
     write_text(out_dir / "emulation.json", json.dumps(emulation_info(prep.run.session), indent=2) + "\n")  # type: ignore[arg-type]
     return res
+
+
+@app.command(
+    epilog=(
+        "Examples:\n\n"
+        "  mptlab validate scenarios/validate/*.toml              every shipped case, seed 1, into validation/\n\n"
+        "  mptlab validate scenarios/mptcp-two-paths.toml --seeds 3 --duration 10s\n\n"
+        "Writes OUT/<case>/{simulator,emulation}-seed<N>/ (run folders), OUT/comparison.csv (per case, "
+        "entity and metric: both means, real/simulated ratio, whether it is within 0.9-1.1, the known "
+        "cause), OUT/report.md, OUT/report.html and the figures. Needs root (docs/emulation.md)."
+    )
+)
+def validate(
+    scenarios: Annotated[list[Path], typer.Argument(metavar="SCENARIO...", show_default=False,
+                                                    help="Scenario TOML files.")],
+    out: Annotated[Path, typer.Option("--out", "-o", parser=out_path, metavar="DIR",
+                                      help="Output folder.")] = Path("validation"),
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds 1..N for each backend.")] = 1,
+    set_: SetOption = None,
+    duration: DurationOption = None,
+) -> None:
+    """Run scenarios on the simulator and on real Linux MPTCP, and report them side by side."""
+    from mptlab.emulation.validate import prepare_all, run_all
+
+    overrides = _overrides(set_) + _duration(duration)
+    for path in scenarios:
+        _load(str(path))
+    try:
+        runs = prepare_all(scenarios, list(range(1, seeds + 1)), overrides)
+    except _core.ScenarioError as e:
+        fail(str(e))
+    except (PermissionError, FileNotFoundError) as e:
+        fail(str(e))
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        report = run_all(runs, out, on_run=lambda what: out_console.print(what, highlight=False))
+    except KeyboardInterrupt:
+        print("interrupted: the emulation's namespaces and processes are removed", file=sys.stderr)
+        raise typer.Exit(130) from None
+    except OSError as e:
+        fail(f"cannot write {str(out)!r}: {e}", EXIT_FAILED)
+    _print_ratios(out / "comparison.csv")
+    out_console.print(f"report: {report}", highlight=False)
+
+
+def _print_ratios(csv: Path) -> None:
+    import pandas as pd
+    from rich.table import Table
+
+    df = pd.read_csv(csv)
+    table = Table(title="real / simulated, per case and metric (mean over entities)")
+    for col in ("case", "metric", "ratio", "within 0.9-1.1"):
+        table.add_column(col)
+    for (case, metric), g in df.groupby(["case", "metric"], sort=False):
+        r = g["ratio"].dropna()
+        table.add_row(str(case), str(metric), f"{r.mean():.3f}" if len(r) else "–",
+                      f"{int(g['within'].sum())}/{len(g)}")
+    out_console.print(table)

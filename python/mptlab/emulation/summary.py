@@ -251,9 +251,20 @@ def _link(ls: dict[str, Any], plan: Plan, samples: Samples, emu: dict[str, Any])
     bins = [counter_at(byte_series, min((k + 1) * plan.interval_s, plan.duration_s))
             - counter_at(byte_series, k * plan.interval_s) for k in range(n)]
     ls["throughput_mbps"] = stats(rate_bins(bins, plan.interval_s, plan.duration_s, 0, n))
-    qlens = [s.qlen for _, s in series]
-    ls["queue_pkts_mean"] = sum(qlens) / len(qlens)
-    ls["queue_pkts_max"] = max(qlens)
+    ls["queue_pkts_mean"] = time_weighted_mean([(t, float(s.qlen)) for t, s in series], plan.duration_s)
+    ls["queue_pkts_max"] = max(s.qlen for _, s in series)
+
+
+def time_weighted_mean(samples: list[tuple[float, float]], duration: float) -> float:
+    """Mean over [0, duration) of a sampled level held from each sample to the next, as the
+    simulator's time-weighted queue mean; after the last sample the level is 0 (a run ends
+    early only when every file has arrived, so its queues are empty)."""
+    if not samples or duration <= 0:
+        return 0.0
+    area = 0.0
+    for (t0, v0), (t1, _) in zip(samples, samples[1:]):
+        area += v0 * (min(t1, duration) - min(t0, duration))
+    return area / duration
 
 
 def _lost(plan: Plan, emu: dict[str, Any], name: str) -> int | None:

@@ -1,0 +1,89 @@
+"""The emulation plan (python/mptlab/emulation/plan.py), without root: what a resolved run becomes
+(namespaces, mechanisms, policy routes, MPTCP endpoints) and what the kernel's lack refuses,
+against a fixed description of the kernel so the expectations do not depend on this machine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mptlab import _core
+from mptlab.emulation.plan import KernelFeatures, Route, build
+from mptlab.emulation.summary import blank, stats, time_weighted_mean
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNEL = KernelFeatures(congestion_controls=("reno", "cubic", "bbr"), mptcp_schedulers=("default",),
+                        qdiscs=("htb", "tbf"), mptcp=True)
+
+
+def plan_of(name: str, overrides: list[tuple[str, str]] | None = None):  # type: ignore[no-untyped-def]
+    text = (ROOT / "scenarios" / name).read_text()
+    return build(json.loads(_core.resolve(text, overrides or [])), "abc123", KERNEL)
+
+
+def test_simult_flows_topology_routes_and_endpoints() -> None:
+    plan = plan_of("validate/simult-balanced.toml")
+    assert plan.nodes == {"client": "mptlab-abc123-n0", "server": "mptlab-abc123-n1", "router": "mptlab-abc123-n2"}
+    assert [(link.ab.name, link.a, link.b, link.mechanism) for link in plan.links] == [
+        ("backbone", "router", "server", "bridge"), ("path1", "client", "router", "bridge"),
+        ("path2", "client", "router", "bridge")]
+    # one /24 per link: 10.0.<j>.1 on the link's first node, .2 on the second
+    backbone, path1, path2 = plan.links
+    assert (path1.addr_a, path1.addr_b, path2.addr_a, backbone.addr_b) == ("10.0.1.1", "10.0.1.2", "10.0.2.1", "10.0.0.2")
+    # each direction's queue sits on the link namespace's egress toward its receiver
+    assert (path1.ab.egress, path1.ba.egress) == ("b1", "a1")
+    assert path1.ab.queue["limit_packets"] == 50 and path1.ab.rate_bps == 10_000_000
+    flow = plan.flows[0]
+    assert [(p.src_addr, p.dst_addr, p.dev) for p in flow.paths] == [("10.0.1.1", "10.0.0.2", "e1"),
+                                                                     ("10.0.2.1", "10.0.0.2", "e2")]
+    assert plan.endpoints == [("client", "10.0.2.1", "e2")]  # the second subflow's local address
+    assert set(plan.routes) == {
+        Route("client", "10.0.1.1", "10.0.0.2", "e1", "10.0.1.2"),
+        Route("router", "10.0.1.1", "10.0.0.2", "e0", "10.0.0.2"),
+        Route("server", "10.0.0.2", "10.0.1.1", "e0", "10.0.0.1"),
+        Route("router", "10.0.0.2", "10.0.1.1", "e1", "10.0.1.1"),
+        Route("client", "10.0.2.1", "10.0.0.2", "e2", "10.0.2.2"),
+        Route("router", "10.0.2.1", "10.0.0.2", "e0", "10.0.0.2"),
+        Route("server", "10.0.0.2", "10.0.2.1", "e0", "10.0.0.1"),
+        Route("router", "10.0.0.2", "10.0.2.1", "e2", "10.0.2.1"),
+    }
+
+
+def test_delay_or_loss_takes_the_userspace_emulator() -> None:
+    plan = plan_of("validate/simult-balanced-delay.toml")
+    mech = {link.ab.name: link.mechanism for link in plan.links}
+    assert mech == {"backbone": "bridge", "path1": "userspace", "path2": "userspace"}
+    lossy = plan_of("validate/simult-balanced.toml", [("links.backbone.loss.model", "bernoulli"), ("links.backbone.loss.p", "0.01")])
+    assert {link.ab.name: link.mechanism for link in lossy.links}["backbone"] == "userspace"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "overrides", "message"),
+    [
+        ("validate/simult-balanced.toml", [("flows.transfer.cc", "lia")],
+         "flows.transfer.cc: `lia` — the kernel has no such TCP congestion control; valid: reno, cubic, bbr"),
+        ("validate/simult-balanced.toml", [("flows.transfer.scheduler", "minrtt")], "flows.transfer.scheduler: `minrtt`"),
+        ("validate/simult-balanced.toml", [("links.path1.queue.kind", "codel")],
+         "links.path1.queue.kind: `codel` needs the kernel's codel qdisc, which this kernel lacks (it has: htb, tbf)"),
+        ("wifi-mesh.toml", [], "wifi: station"),
+        ("link-events.toml", [], "events: link events on"),
+        ("seed001-lte.toml", [], ".capacity: a time-varying capacity model is not emulated"),
+        ("tunnel.toml", [], "tunnels: multipath tunnels cannot be emulated"),
+    ],
+)
+def test_what_the_kernel_lacks_is_refused(scenario: str, overrides: list[tuple[str, str]], message: str) -> None:
+    with pytest.raises(_core.ScenarioError) as err:
+        plan_of(scenario, overrides)
+    assert message in str(err.value)
+
+
+def test_summary_helpers_match_the_simulator_definitions() -> None:
+    # type-7 percentiles and population std, as metrics/stats.rs
+    assert stats([1.0, 2.0, 3.0, 4.0]) == pytest.approx({"count": 4, "max": 4.0, "mean": 2.5, "min": 1.0,
+                                                         "p50": 2.5, "p95": 3.85, "std": 1.118033988749895})
+    # a level of 4 from 0 s to 1 s, 2 from 1 s to 3 s, then 0 until the end at 10 s
+    assert time_weighted_mean([(0.0, 4.0), (1.0, 2.0), (3.0, 0.0)], 10.0) == pytest.approx(0.8)
+    assert blank({"a": 1, "b": [{"c": 2}], "d": [1, 2], "e": {"f": "x"}}) == {"a": None, "b": [{"c": None}],
+                                                                              "d": None, "e": {"f": None}}
