@@ -21,6 +21,8 @@ MPTLAB := $(VENV)/bin/mptlab
 DEPS_STAMP := $(VENV)/.mptlab-deps
 BUILD_STAMP := $(VENV)/.mptlab-build
 SYSTEM_STAMP := $(VENV)/.mptlab-system
+# The emulation's user-space link emulator (docs/emulation.md), a workspace binary.
+LINKEMU := target/release/mptlab-linkemu
 # Rebuild the extension module whenever any of these changes.
 RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) pyproject.toml \
 	$(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null)
@@ -30,7 +32,7 @@ RUST_INPUTS := Cargo.toml $(wildcard Cargo.lock) pyproject.toml \
 help:
 	@sed -n 's/^#   //p' Makefile
 
-setup: $(BUILD_STAMP) $(SYSTEM_STAMP)
+setup: $(BUILD_STAMP) $(SYSTEM_STAMP) $(LINKEMU)
 
 run: setup
 	$(MPTLAB) run scenarios/quickstart.toml --out runs/quickstart
@@ -99,14 +101,18 @@ $(BUILD_STAMP): $(DEPS_STAMP) $(RUST_INPUTS)
 	touch $@
 
 # Headless Chromium renders the HTML sweep report in the tests (Debian's chromium and
-# chromium-driver). Installed with apt-get when missing and we are root; otherwise say so.
+# chromium-driver); the emulation turns veth offloads off with ethtool. Installed with apt-get
+# when missing and we are root; otherwise say so.
 $(SYSTEM_STAMP): | $(PY)
-	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null && command -v ethtool >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "installing chromium and chromium-driver (apt-get)"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
-	else echo "warning: chromium/chromedriver missing and cannot apt-get them; the report render test will be skipped"; fi
+	  echo "installing chromium, chromium-driver and ethtool (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver ethtool >/dev/null; \
+	else echo "warning: chromium/chromedriver/ethtool missing and cannot apt-get them; the report render and emulation tests will be skipped"; fi
 	touch $@
+
+$(LINKEMU): $(RUST_INPUTS)
+	cargo build --release -p mptlab-linkemu
 
 # --- cleaning ------------------------------------------------------------------------------
 
