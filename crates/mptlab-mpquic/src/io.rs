@@ -174,7 +174,8 @@ pub fn register(poll: &Poll, socks: &mut [UdpSocket]) -> io::Result<()> {
 
 /// Per-path statistics as tquic exposes them (`Connection::paths_iter`, `get_path`,
 /// `get_path_stats` → `tquic::PathStats`; RTTs in microseconds, windows in bytes).
-/// `cwnd_bytes` is tquic's `final_cwnd`: the window at the last update, i.e. the current one.
+/// `cwnd_bytes` is tquic's `final_cwnd`: the window at the last update, i.e. the current one;
+/// the pacing rate is cwnd/srtt-derived bytes per second (tquic `cubic.rs`, `bbr.rs`).
 pub fn path_stats(conn: &mut Connection) -> Vec<Value> {
     let mut tuples: Vec<_> = conn.paths_iter().collect();
     tuples.sort_by_key(|t| (t.local, t.remote));
@@ -207,7 +208,7 @@ pub fn path_stats(conn: &mut Connection) -> Vec<Value> {
             "init_cwnd_bytes": s.init_cwnd,
             "max_cwnd_bytes": s.max_cwnd,
             "in_slow_start": s.in_slow_start,
-            "pacing_rate": s.pacing_rate,
+            "pacing_rate_bytes_per_s": s.pacing_rate,
         }));
     }
     out
