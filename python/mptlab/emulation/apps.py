@@ -158,10 +158,18 @@ def _send_cbr(s: socket.socket, rate_bps: int, size: int, start: float, stop: fl
         k += 1
 
 
+def exec_at(cfg: dict[str, Any], _out: str) -> None:
+    """Wait until the flow's start, then become `argv` (mptlab-mpquic's client)."""
+    delay = cfg["start_s"] - now(cfg["t0"])
+    if delay > 0:
+        time.sleep(delay)
+    os.execv(cfg["argv"][0], cfg["argv"])
+
+
 def main(argv: list[str]) -> None:
     role, config, out = argv[1], argv[2], argv[3]
     cfg = json.loads(config)
-    {"receiver": receiver, "sender": sender}[role](cfg, out)
+    {"receiver": receiver, "sender": sender, "exec-at": exec_at}[role](cfg, out)
 
 
 if __name__ == "__main__":

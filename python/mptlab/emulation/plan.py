@@ -35,6 +35,10 @@ from mptlab._core import ScenarioError
 KERNEL_CC = {"newreno": "reno"}
 #: mptlab scheduler names that mean the kernel's MPTCP scheduler of the same role.
 KERNEL_SCHEDULER = {"default": "default"}
+#: Multipath QUIC (mptlab-mpquic on tquic 1.6.0): mptlab names -> tquic's schedulers and
+#: controllers (mptlab's `bbr2` is BBRv3, tquic's `bbr3`; tquic has no Reno or NewReno).
+QUIC_SCHEDULER = {"minrtt": "minrtt", "roundrobin": "roundrobin", "redundant": "redundant"}
+QUIC_CC = {"cubic": "cubic", "bbr": "bbr", "bbr2": "bbr3"}
 #: Applications the traffic programs implement, per protocol.
 APPS = {"tcp": ("bulk", "cbr", "file"), "mptcp": ("bulk", "cbr", "file"), "quic": ("bulk", "file")}
 #: First TCP/UDP port of the flows (flow k listens on BASE_PORT + k).
@@ -239,6 +243,19 @@ def _refuse_flow(flow: dict[str, Any], kernel: KernelFeatures) -> None:
     app = flow["app"]["kind"]
     if app not in APPS[proto]:
         raise ScenarioError(f"{key}.app: `{app}` is not emulated for {proto}; valid: {', '.join(APPS[proto])}")
+    if proto == "quic":
+        if flow["cc"]["name"] not in QUIC_CC:
+            raise ScenarioError(f"{key}.cc: `{flow['cc']['name']}` — tquic (mptlab-mpquic) has no such controller; "
+                                f"valid: {', '.join(QUIC_CC)}")
+        if flow["scheduler"]["name"] not in QUIC_SCHEDULER:
+            raise ScenarioError(f"{key}.scheduler: `{flow['scheduler']['name']}` — tquic's multipath schedulers "
+                                f"are {', '.join(QUIC_SCHEDULER)}; valid: {', '.join(QUIC_SCHEDULER)}")
+    if proto in ("mptcp", "quic"):
+        srcs = [p["fwd"][0] for p in flow["paths"]]
+        if len(set(srcs)) != len(srcs):
+            raise ScenarioError(f"{key}.paths: two paths leave `{flow['src']}` by the same link; the emulation "
+                                "opens one subflow or QUIC path per local address; valid: paths with distinct "
+                                "first links")
     if proto == "mptcp" and not kernel.mptcp:
         raise ScenarioError(f"{key}.protocol: the kernel's MPTCP is off (net.mptcp.enabled = 0)")
     if proto in ("tcp", "mptcp"):
@@ -251,11 +268,6 @@ def _refuse_flow(flow: dict[str, Any], kernel: KernelFeatures) -> None:
         if KERNEL_SCHEDULER.get(sched) not in kernel.mptcp_schedulers:
             raise ScenarioError(f"{key}.scheduler: `{sched}` — the kernel's MPTCP schedulers are "
                                 f"{', '.join(kernel.mptcp_schedulers)} (mptlab name `default`); valid: default")
-        srcs = [p["fwd"][0] for p in flow["paths"]]
-        if len(set(srcs)) != len(srcs):
-            raise ScenarioError(f"{key}.paths: two subflow paths leave `{flow['src']}` by the same link; the "
-                                "kernel's path manager opens one subflow per local address; valid: paths "
-                                "with distinct first links")
 
 
 def kernel_cc(name: str) -> str:

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from mptlab import _core
-from mptlab.emulation import binaries, measure, netns
-from mptlab.emulation.plan import FlowPlan, KernelFeatures, Plan, build, kernel_cc
+from mptlab.emulation import binaries, measure, netns, quic
+from mptlab.emulation.plan import QUIC_CC, QUIC_SCHEDULER, FlowPlan, KernelFeatures, Plan, build, kernel_cc
 from mptlab.emulation.summary import Samples, build_summary, build_timeseries
 
 #: Seconds between starting the traffic programs and t0 (receivers must be listening).
@@ -44,6 +44,7 @@ class EmulationSession:
         self.plan: Plan = build(self.resolved, secrets.token_hex(3), self.kernel)
         netns.require_root()
         self.linkemu = binaries.linkemu() if any(link.mechanism == "userspace" for link in self.plan.links) else None
+        self.mpquic = binaries.mpquic() if any(f.protocol == "quic" for f in self.plan.flows) else None
         self.workdir = Path(tempfile.mkdtemp(prefix=f"mptlab-emu-{self.plan.run_id}-"))
         self.samples = Samples()
         self._procs: list[subprocess.Popen[bytes]] = []
@@ -127,6 +128,9 @@ class EmulationSession:
         return proc
 
     def _spawn_flow(self, f: FlowPlan, t0: float) -> None:
+        if f.protocol == "quic":
+            self._spawn_quic(f, t0)
+            return
         p0 = f.paths[0]
         cfg = {"protocol": f.protocol, "t0": t0, "interval_s": self.plan.interval_s,
                "duration_s": self.plan.duration_s, "dst_addr": p0.dst_addr, "src_addr": p0.src_addr,
@@ -136,6 +140,21 @@ class EmulationSession:
         self._spawn(self.plan.nodes[f.dst], [py, str(APPS), "receiver", json.dumps(cfg), str(self._out(f, "rx"))])
         time.sleep(0.05)  # the receiver binds before its sender can connect (t0 is LEAD_S away)
         self._spawn(self.plan.nodes[f.src], [py, str(APPS), "sender", json.dumps(cfg), str(self._out(f, "tx"))])
+
+    def _spawn_quic(self, f: FlowPlan, t0: float) -> None:
+        """mptlab-mpquic: a server in the receiving namespace, a client (started at the flow's
+        start time by apps.py, which then execs it) with one local address per path."""
+        p0 = f.paths[0]
+        remote = f"{p0.dst_addr}:{f.port}"
+        self._spawn(self.plan.nodes[f.dst], [str(self.mpquic), "server", "--listen", remote, "--out",
+                                             str(self._out(f, "rx")), "--interval-ms", "100"])
+        amount = (["--bytes", str(f.app["size"])] if f.app["kind"] == "file" else
+                  ["--duration-ms", str(int(1000 * ((f.stop_s or self.plan.duration_s) - f.start_s)))])
+        argv = [str(self.mpquic), "client", *[a for p in f.paths for a in ("--local", p.src_addr)], "--remote", remote,
+                "--scheduler", QUIC_SCHEDULER[f.scheduler or "minrtt"], "--cc", QUIC_CC[f.cc or "cubic"], *amount,
+                "--out", str(self._out(f, "tx"))]
+        cfg = {"t0": t0, "start_s": f.start_s, "argv": argv}
+        self._spawn(self.plan.nodes[f.src], [sys.executable, str(APPS), "exec-at", json.dumps(cfg), "-"])
 
     def _out(self, f: FlowPlan, side: str) -> Path:
         return self.workdir / f"flow-{f.index}-{side}.json"
@@ -158,7 +177,13 @@ class EmulationSession:
 
     def _files_done(self) -> bool:
         files = [f for f in self.plan.flows if f.app["kind"] == "file"]
-        return len(files) == len(self.plan.flows) and all(self._out(f, "rx").exists() for f in files)
+        if len(files) != len(self.plan.flows):
+            return False
+        for f in files:
+            rx = measure.read_json(self._out(f, "rx")) if self._out(f, "rx").exists() else None
+            if rx is None or (f.protocol == "quic" and rx.get("total_bytes", 0) < f.app["size"]):
+                return False
+        return True
 
     def _finish(self) -> None:
         self._now = min(time.monotonic() - (self._t0 or 0.0), self.duration_s)
@@ -166,8 +191,13 @@ class EmulationSession:
         self.samples.final_receivers(self.plan)
         self.close()
         for f in self.plan.flows:
-            self.results[f.name] = {"rx": measure.read_json(self._out(f, "rx")),
-                                    "tx": measure.read_json(self._out(f, "tx"))}
+            rx, tx = measure.read_json(self._out(f, "rx")), measure.read_json(self._out(f, "tx"))
+            self.results[f.name] = {"rx": rx, "tx": tx}
+            if f.protocol == "quic":
+                size = f.app["size"] if f.app["kind"] == "file" else None
+                self.results[f.name] = {"rx": quic.receiver(rx, self._t0 or 0.0, self.plan.interval_s,
+                                                            self.plan.duration_s, size),
+                                        "tx": tx, "paths": quic.paths(tx, f), "server": rx}
         self.results["_linkemu"] = {str(link.index): measure.read_json(self.workdir / f"linkemu-{link.index}.json")
                                     for link in self.plan.links if link.mechanism == "userspace"}
         self.results["_logs"] = self._logs()

@@ -163,7 +163,8 @@ def _flow(fs: dict[str, Any], f: FlowPlan, plan: Plan, samples: Samples, res: di
     if f.app["kind"] == "file":
         complete = rx.get("eof") and rx.get("bytes", 0) >= f.app["size"] and rx.get("last_byte_s") is not None
         fs["completion_time_s"] = rx["last_byte_s"] - f.start_s if complete else None
-    subflows = [_subflow(samples, plan, f, p) for p in f.paths]
+    subflows = ([_reported(r) for r in res["paths"]] if "paths" in res
+                else [_subflow(samples, plan, f, p) for p in f.paths])
     sent = [s.get("bytes_sent", 0) for s in subflows]
     for ps, p, sub, rcv in zip(fs.get("paths") or [], f.paths, subflows, [_received(samples, f, p) for p in f.paths]):
         _path(ps, sub, rcv, sum(sent))
@@ -192,6 +193,13 @@ def _subflow(samples: Samples, plan: Plan, f: FlowPlan, p: PathPlan) -> dict[str
                 if "cwnd" in sock:
                     cwnd.append((t, sock["cwnd"] * sock.get("mss", 1448)))
     return {**last, "srtt_series": srtt, "cwnd_series": cwnd, "srtt": [v for _, v in srtt]}
+
+
+def _reported(r: dict[str, Any]) -> dict[str, Any]:
+    """A path's end-of-run report (QUIC) in `_subflow`'s form."""
+    srtt = [r["srtt_ms"]] if "srtt_ms" in r else []
+    cwnd = [(0.0, float(r["cwnd_bytes"]))] if r.get("cwnd_bytes") is not None else []
+    return {**r, "srtt_series": [], "cwnd_series": cwnd, "srtt": srtt}
 
 
 def _received(samples: Samples, f: FlowPlan, p: PathPlan) -> int | None:
