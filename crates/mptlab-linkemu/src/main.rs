@@ -52,7 +52,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("mptlab-linkemu: {e}\n{}", args::USAGE);
+            eprintln!("error: {e} (mptlab-linkemu --help for the usage)");
             return ExitCode::from(2);
         }
     };
@@ -65,7 +65,7 @@ fn main() -> ExitCode {
     let (a, b) = match open(&args.if_a).and_then(|a| Ok((a, open(&args.if_b)?))) {
         Ok(pair) => pair,
         Err((code, msg)) => {
-            eprintln!("mptlab-linkemu: {msg}");
+            eprintln!("error: {msg}");
             return ExitCode::from(code);
         }
     };
