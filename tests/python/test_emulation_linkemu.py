@@ -79,6 +79,8 @@ class Emulator:
         self.proc.send_signal(signal.SIGTERM)
         _, err = self.proc.communicate(timeout=10)
         assert self.proc.returncode == 0, err
+        # No warning either (SCHED_FIFO refused, a send or receive error).
+        assert err == "", err
         assert self.stats.exists(), "no stats file written on SIGTERM"
         return json.loads(self.stats.read_text())
 
@@ -106,7 +108,8 @@ class Link:
     def start(self, binary: Path, *args: str) -> Emulator:
         stats = self.tmp / f"stats-{len(self.running)}.json"
         proc = subprocess.Popen(
-            ["ip", "netns", "exec", self.ns["l"], str(binary), "--if-a", "la", "--if-b", "lb", "--stats", str(stats), *args],
+            ["ip", "netns", "exec", self.ns["l"], str(binary), "--if-a", "la", "--if-b", "lb", "--stats", str(stats),
+             *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # `ip netns exec` execs the program: proc.pid is the emulator's PID
         emu = Emulator(proc, stats)
@@ -145,7 +148,8 @@ def link(tmp_path: Path) -> Iterator[Link]:
         lk.exec("a", "ip", "neigh", "replace", B_IP, "lladdr", _mac(lk, "b", "b0"), "dev", "a0", "nud", "permanent")
         lk.exec("b", "ip", "neigh", "replace", A_IP, "lladdr", _mac(lk, "a", "a0"), "dev", "b0", "nud", "permanent")
         for dev in ("la", "lb"):
-            lk.exec("l", "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "10mbit", "burst", "3028", "latency", "50ms")
+            lk.exec("l", "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", "10mbit", "burst", "3028",
+                    "latency", "50ms")
         yield lk
     finally:
         for emu in lk.running:
@@ -214,10 +218,12 @@ def _ping_and_check(link: Link, binary: Path, delay_ab_ms: float, delay_ba_ms: f
     for d in ("ab", "ba"):
         s = stats[d]
         # Only the 100 requests (ab) and 100 replies (ba) cross L: no ARP, no IPv6.
-        assert (s["frames_in"], s["frames_out"], s["lost"], s["send_drops"], s["send_errors"]) == (100, 100, 0, 0, 0), s
+        counts = [s[k] for k in ("frames_in", "frames_out", "lost", "send_drops", "send_errors", "rx_drops")]
+        assert counts == [100, 100, 0, 0, 0, 0], s
         assert s["late_p99_us"] < 1000, s
     print(f"\nRTT {delay_ab_ms}+{delay_ba_ms} ms: mean {mean:.3f} ms (model {expected:.3f}), min {min(rtts):.3f}, "
-          f"max {max(rtts):.3f}; late p99 ab {stats['ab']['late_p99_us']} us ba {stats['ba']['late_p99_us']} us, "
+          f"max {max(rtts):.3f}; late p99/max ab {stats['ab']['late_p99_us']}/{stats['ab']['late_max_us']} us "
+          f"ba {stats['ba']['late_p99_us']}/{stats['ba']['late_max_us']} us, "
           f"rx lag p99 ab {stats['ab']['rx_lag_p99_us']} us")
     return mean - expected, stats
 
@@ -249,13 +255,13 @@ print(json.dumps(sorted(seen)))
 """
 SOURCE = r"""
 import json, socket, struct, sys, time
-dst, port, count, rate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+dst, port, count, rate, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 start = time.monotonic()
 for i in range(count):
     while time.monotonic() < start + i / rate:
         time.sleep(0.0005)
-    s.sendto(struct.pack("!I", i) + bytes(60), (dst, port))
+    s.sendto(struct.pack("!I", i) + bytes(size - 4), (dst, port))
 print(json.dumps(count))
 """
 
@@ -264,7 +270,8 @@ def _binomial_band(n: int, p: float, mass: float) -> tuple[int, int]:
     """The central `mass` interval of Binomial(n, p): [q((1-mass)/2), q((1+mass)/2)] with q the
     smallest k whose CDF reaches the level (exact, summed in log space)."""
     def pmf(k: int) -> float:
-        return math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * math.log(p) + (n - k) * math.log1p(-p))
+        log_choose = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+        return math.exp(log_choose + k * math.log(p) + (n - k) * math.log1p(-p))
 
     lo_level, hi_level = (1 - mass) / 2, (1 + mass) / 2
     cdf, lo = 0.0, None
@@ -277,32 +284,38 @@ def _binomial_band(n: int, p: float, mass: float) -> tuple[int, int]:
     return lo if lo is not None else n, n
 
 
-def test_bernoulli_loss_matches_p_on_10k_packets(linkemu: Path, link: Link) -> None:
-    n, p = 10_000, 0.05
-    # No rate limit here: the test is about the loss model alone.
-    for dev in ("la", "lb"):
-        link.exec("l", "tc", "qdisc", "del", "dev", dev, "root")
-    emu = link.start(linkemu, "--loss-ab", json.dumps({"model": "bernoulli", "p": p}), "--seed", "2024")
+def _udp_a_to_b(link: Link, count: int, rate: float, payload: int) -> list[int]:
+    """Send `count` datagrams of `payload` bytes from A to B at `rate` per second; the sequence
+    numbers B received."""
     sink = subprocess.Popen(
         ["ip", "netns", "exec", link.ns["b"], sys.executable, "-c", SINK, "9000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
         assert sink.stdout is not None and json.loads(sink.stdout.readline()) == "ready"
-        # 5,000 datagrams/s of 102-byte frames: far below what any socket or the emulator drops.
-        assert link.python("a", SOURCE, B_IP, "9000", str(n), "5000") == n
+        assert link.python("a", SOURCE, B_IP, "9000", str(count), str(rate), str(payload)) == count
         out, err = sink.communicate(timeout=60)
         assert sink.returncode == 0, err
     finally:
         if sink.poll() is None:
             sink.kill()
             sink.wait()
-    received = json.loads(out.splitlines()[-1])
+    return json.loads(out.splitlines()[-1])
+
+
+def test_bernoulli_loss_matches_p_on_10k_packets(linkemu: Path, link: Link) -> None:
+    n, p = 10_000, 0.05
+    # No rate limit here: the test is about the loss model alone.
+    for dev in ("la", "lb"):
+        link.exec("l", "tc", "qdisc", "del", "dev", dev, "root")
+    emu = link.start(linkemu, "--loss-ab", json.dumps({"model": "bernoulli", "p": p}), "--seed", "2024")
+    # 5,000 datagrams/s of 102-byte frames: far below what any socket or the emulator drops.
+    received = _udp_a_to_b(link, n, 5000, 60)
     stats = emu.stop()["ab"]
     # Nothing but the loss model dropped a frame: all 10^4 reached the emulator, every survivor
     # was sent and every frame sent arrived at B.
     assert stats["frames_in"] == n, stats
-    assert (stats["send_drops"], stats["send_errors"], stats["fifo_drops"], stats["queued"]) == (0, 0, 0, 0), stats
+    assert [stats[k] for k in ("send_drops", "send_errors", "fifo_drops", "queued", "rx_drops")] == [0] * 5, stats
     assert stats["frames_out"] + stats["lost"] == n, stats
     assert len(received) == stats["frames_out"], (len(received), stats)
     losses = n - len(received)
@@ -310,6 +323,22 @@ def test_bernoulli_loss_matches_p_on_10k_packets(linkemu: Path, link: Link) -> N
     lo, hi = _binomial_band(n, p, 0.99)  # [444, 557]
     assert lo <= losses <= hi, (losses, lo, hi)
     print(f"\nloss: {losses} of {n} (p = {p}: expected {n * p:.0f}, 99% band [{lo}, {hi}])")
+
+
+def test_a_full_egress_queue_counts_send_drops_and_every_frame_is_accounted_for(linkemu: Path, link: Link) -> None:
+    # 2,500 frames/s of 1,042 bytes (1,000 B payload + UDP/IP/Ethernet headers) for 2 s is twice
+    # what tbf's 10 Mbit/s drains (1,200 frames/s): about half must be refused by the full queue,
+    # which send() reports as ENOBUFS.
+    n = 5_000
+    emu = link.start(linkemu)
+    received = _udp_a_to_b(link, n, 2500, 1000)
+    s = emu.stop()["ab"]
+    counts = [s[k] for k in ("frames_in", "rx_drops", "lost", "send_errors", "fifo_drops", "queued")]
+    assert counts == [n, 0, 0, 0, 0, 0], s
+    assert s["send_drops"] > 0 and s["frames_out"] + s["send_drops"] == n, s
+    # What the qdisc accepted, it delivered.
+    assert len(received) == s["frames_out"], (len(received), s)
+    print(f"\noverload: {s['frames_out']} sent, {s['send_drops']} refused by tbf of {n}")
 
 
 def test_bad_arguments_and_missing_interfaces_exit_2(linkemu: Path, link: Link) -> None:

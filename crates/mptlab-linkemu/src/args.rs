@@ -4,10 +4,11 @@ use crate::loss::LossSpec;
 use std::path::PathBuf;
 
 pub const USAGE: &str =
-    "usage: mptlab-linkemu --if-a IF --if-b IF [--delay-ab NS] [--delay-ba NS] [--loss-ab JSON] [--loss-ba JSON] [--seed N] [--stats FILE]
+    "usage: mptlab-linkemu --if-a IF --if-b IF [--delay-ab NS] [--delay-ba NS] [--loss-ab JSON] [--loss-ba JSON] [--seed N] [--stats FILE] [--rt-priority P]
   ab = frames received on IF-a and sent out of IF-b; ba the reverse.
   delays in nanoseconds (default 0); loss as mptlab's resolved loss model (default {\"model\":\"none\"});
-  seed for the loss draws (default 1); stats written as JSON every second and on SIGTERM/SIGINT.";
+  seed for the loss draws (default 1); stats written as JSON every second and on SIGTERM/SIGINT;
+  forwarding threads run SCHED_FIFO at priority P (default 10; 0 = ordinary scheduling).";
 
 #[derive(Debug, PartialEq)]
 pub struct Args {
@@ -19,12 +20,14 @@ pub struct Args {
     pub loss_ba: LossSpec,
     pub seed: u64,
     pub stats: Option<PathBuf>,
+    /// SCHED_FIFO priority of the forwarding threads; 0 leaves them SCHED_OTHER.
+    pub rt_priority: u8,
 }
 
 /// Parse the arguments after the program name; the error is one line naming the option.
 pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Result<Args, String> {
     let (mut if_a, mut if_b, mut stats) = (None, None, None);
-    let (mut delay_ab_ns, mut delay_ba_ns, mut seed) = (0, 0, 1);
+    let (mut delay_ab_ns, mut delay_ba_ns, mut seed, mut rt_priority) = (0, 0, 1, 10);
     let (mut loss_ab, mut loss_ba) = (LossSpec::None, LossSpec::None);
     let mut it = argv.into_iter();
     while let Some(opt) = it.next() {
@@ -43,6 +46,10 @@ pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Result<Args, String> {
             "--loss-ba" => loss_ba = loss(&value)?,
             "--seed" => seed = int(&value)?,
             "--stats" => stats = Some(PathBuf::from(value)),
+            "--rt-priority" => {
+                rt_priority =
+                    int(&value)?.try_into().ok().filter(|p| *p <= 99).ok_or_else(|| format!("{opt} {value}: not a priority in 0..=99"))?
+            }
             _ => return Err(format!("unknown option {opt}")),
         }
     }
@@ -57,7 +64,7 @@ pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Result<Args, String> {
             return Err(format!("{name} {d} ns is more than a day"));
         }
     }
-    Ok(Args { if_a, if_b, delay_ab_ns, delay_ba_ns, loss_ab, loss_ba, seed, stats })
+    Ok(Args { if_a, if_b, delay_ab_ns, delay_ba_ns, loss_ab, loss_ba, seed, stats, rt_priority })
 }
 
 #[cfg(test)]
@@ -98,6 +105,7 @@ mod tests {
                 loss_ba: LossSpec::None,
                 seed: 9,
                 stats: Some("/tmp/s.json".into()),
+                rt_priority: 10,
             }
         );
     }
@@ -109,6 +117,8 @@ mod tests {
         assert_eq!(p(&["--if-a", "x", "--if-b", "y", "--delay-ab", "-1"]).unwrap_err(), "--delay-ab -1: not a non-negative integer");
         assert_eq!(p(&["--if-a", "x", "--if-b", "y", "--delay"]).unwrap_err(), "--delay needs a value");
         assert_eq!(p(&["--if-a", "x", "--if-b", "y", "--rate", "1"]).unwrap_err(), "unknown option --rate");
+        assert_eq!(p(&["--if-a", "x", "--if-b", "y", "--rt-priority", "100"]).unwrap_err(), "--rt-priority 100: not a priority in 0..=99");
+        assert_eq!(p(&["--if-a", "x", "--if-b", "y", "--rt-priority", "0"]).unwrap().rt_priority, 0);
         assert!(p(&["--if-a", "x", "--if-b", "y", "--loss-ba", "{}"]).unwrap_err().starts_with("--loss-ba: not a loss model"));
     }
 }

@@ -40,8 +40,13 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-fn snapshot(ab: &Mutex<DirStats>, ba: &Mutex<DirStats>) -> Report {
-    Report { ab: ab.lock().unwrap().report(), ba: ba.lock().unwrap().report() }
+/// The current numbers of both directions, with the receive-buffer drops of each receiving socket.
+fn snapshot(a: &PacketSocket, b: &PacketSocket, ab: &Mutex<DirStats>, ba: &Mutex<DirStats>) -> Report {
+    let mut ab = ab.lock().unwrap();
+    ab.rx_drops += a.take_rx_drops();
+    let mut ba = ba.lock().unwrap();
+    ba.rx_drops += b.take_rx_drops();
+    Report { ab: ab.report(), ba: ba.report() }
 }
 
 fn main() -> ExitCode {
@@ -87,7 +92,7 @@ fn main() -> ExitCode {
     let ba_stats = Arc::new(Mutex::new(DirStats::default()));
     let directions = [
         (a.clone(), b.clone(), args.delay_ab_ns, args.loss_ab, 0, ab_stats.clone(), "ab"),
-        (b, a, args.delay_ba_ns, args.loss_ba, 1, ba_stats.clone(), "ba"),
+        (b.clone(), a.clone(), args.delay_ba_ns, args.loss_ba, 1, ba_stats.clone(), "ba"),
     ];
     let threads: Vec<_> = directions
         .into_iter()
@@ -99,6 +104,7 @@ fn main() -> ExitCode {
                 loss: loss::Loss::new(spec, loss::direction_rng(args.seed, index)),
                 stats,
                 stop: stop.clone(),
+                rt_priority: args.rt_priority,
             };
             std::thread::Builder::new().name(format!("linkemu-{name}")).spawn(move || dir.run()).expect("spawn a forwarding thread")
         })
@@ -124,13 +130,13 @@ fn main() -> ExitCode {
             failed = true;
             break;
         }
-        write(&snapshot(&ab_stats, &ba_stats));
+        write(&snapshot(&a, &b, &ab_stats, &ba_stats));
     }
     stop.store(true, Ordering::Relaxed);
     for t in threads {
         failed |= t.join().is_err();
     }
-    write(&snapshot(&ab_stats, &ba_stats));
+    write(&snapshot(&a, &b, &ab_stats, &ba_stats));
     if failed {
         ExitCode::FAILURE
     } else {

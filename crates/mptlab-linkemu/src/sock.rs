@@ -21,7 +21,8 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
-const PACKET_IGNORE_OUTGOING: libc::c_int = 23; // linux/if_packet.h
+const PACKET_STATISTICS: libc::c_int = 6; // linux/if_packet.h
+const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
 const SO_SNDBUFFORCE: libc::c_int = 32; // asm-generic/socket.h
 const SO_RCVBUFFORCE: libc::c_int = 33;
 const SO_TIMESTAMPNS: libc::c_int = 35; // SO_TIMESTAMPNS_OLD: struct timespec with 64-bit time_t
@@ -143,6 +144,21 @@ impl PacketSocket {
         match e.raw_os_error() {
             Some(libc::ENOBUFS) | Some(libc::EAGAIN) => Sent::Dropped,
             _ => Sent::Error(e),
+        }
+    }
+
+    /// Frames the kernel dropped because this socket's receive buffer was full, since the last
+    /// call (PACKET_STATISTICS resets its counters when read: packet(7)).
+    pub fn take_rx_drops(&self) -> u64 {
+        // struct tpacket_stats { unsigned int tp_packets, tp_drops; }
+        let mut st = [0u32; 2];
+        let mut len = size_of_val(&st) as libc::socklen_t;
+        // SAFETY: `st` is a writable buffer of `len` bytes.
+        let rc = unsafe { libc::getsockopt(self.fd.as_raw_fd(), libc::SOL_PACKET, PACKET_STATISTICS, st.as_mut_ptr().cast(), &mut len) };
+        if rc == 0 {
+            u64::from(st[1])
+        } else {
+            0
         }
     }
 

@@ -72,7 +72,8 @@ impl Histogram {
 }
 
 /// Everything one direction counts. frames_in = frames_out + lost + send_drops + send_errors +
-/// fifo_drops + queued (frames still in the delay line when the snapshot is taken).
+/// fifo_drops + queued (frames still in the delay line when the snapshot is taken); rx_drops are
+/// frames the kernel dropped before this program saw them (receive buffer full), not in frames_in.
 #[derive(Clone, Default)]
 pub struct DirStats {
     pub frames_in: u64,
@@ -82,6 +83,7 @@ pub struct DirStats {
     pub send_errors: u64,
     pub fifo_drops: u64,
     pub queued: u64,
+    pub rx_drops: u64,
     pub late: Histogram,
     pub rx_lag: Histogram,
 }
@@ -96,6 +98,7 @@ pub struct DirReport {
     send_errors: u64,
     fifo_drops: u64,
     queued: u64,
+    rx_drops: u64,
     late_p50_us: Option<f64>,
     late_p99_us: Option<f64>,
     late_max_us: Option<f64>,
@@ -115,6 +118,7 @@ impl DirStats {
             send_errors: self.send_errors,
             fifo_drops: self.fifo_drops,
             queued: self.queued,
+            rx_drops: self.rx_drops,
             late_p50_us: self.late.percentile_us(0.5),
             late_p99_us: self.late.percentile_us(0.99),
             late_max_us: max(&self.late),
