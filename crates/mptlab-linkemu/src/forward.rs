@@ -13,6 +13,12 @@
 //! tests while two compilers ran); a real-time thread preempts them at once. The spin is short
 //! and bounded, and the kernel's RT throttling (sched_rt_runtime_us, 95%) keeps the rest of the
 //! machine alive even if traffic kept a thread spinning.
+//!
+//! The thread counts into its own `DirStats` and copies them to the shared one every
+//! PUBLISH_NS with `try_lock`, never waiting: the main thread that reads the shared copy is an
+//! ordinary thread, and a real-time thread blocked on a lock it holds while preempted would wait
+//! as long as the preemption lasts (a futex mutex has no priority inheritance). The last copy,
+//! on stop, is taken with a blocking lock, so the final stats are complete.
 
 use crate::fifo::DelayFifo;
 use crate::loss::Loss;
@@ -28,6 +34,8 @@ const SPIN_NS: u64 = 40_000;
 const IDLE_NS: u64 = 100_000_000;
 /// Frames received per wake-up before due frames are looked at again.
 const RX_BATCH: usize = 64;
+/// How often the thread's counters are copied to the shared stats.
+const PUBLISH_NS: u64 = 100_000_000;
 /// Memory bound of one delay line: 64 MB is 0.5 s at 1 Gbit/s.
 pub const FIFO_BYTES: usize = 64 << 20;
 
@@ -47,7 +55,9 @@ pub struct Direction {
     pub tx: Arc<PacketSocket>,
     pub fifo: DelayFifo,
     pub loss: Loss,
-    pub stats: Arc<Mutex<DirStats>>,
+    /// The copy the main thread reads; this thread counts into `local`.
+    pub shared: Arc<Mutex<DirStats>>,
+    pub local: DirStats,
     pub stop: Arc<AtomicBool>,
     /// SCHED_FIFO priority (1..=99), or 0 for ordinary scheduling.
     pub rt_priority: u8,
@@ -70,7 +80,14 @@ impl Direction {
         }
         let mut buf = vec![0u8; 65_536];
         let mut reported_rx_error = false;
+        let mut published = 0;
         while !self.stop.load(Ordering::Relaxed) {
+            if mono_ns() >= published + PUBLISH_NS {
+                if let Ok(mut shared) = self.shared.try_lock() {
+                    shared.clone_from(&self.local);
+                    published = mono_ns();
+                }
+            }
             self.send_due(&mut buf);
             let timeout_ns = match self.fifo.head_due() {
                 Some(due) => due.saturating_sub(mono_ns() + SPIN_NS),
@@ -88,6 +105,7 @@ impl Direction {
                 std::thread::sleep(std::time::Duration::from_millis(1));
             }
         }
+        self.shared.lock().unwrap().clone_from(&self.local);
     }
 
     /// Sleep until the receiving socket is readable or `timeout_ns` passes; true if readable.
@@ -116,7 +134,7 @@ impl Direction {
             }
             let held = self.fifo.pop_due(now).expect("the head is due");
             let sent = self.tx.send(&held.frame);
-            let mut s = self.stats.lock().unwrap();
+            let s = &mut self.local;
             match sent {
                 Sent::Ok => {
                     s.frames_out += 1;
@@ -137,7 +155,6 @@ impl Direction {
                 }
             }
             s.queued = self.fifo.len() as u64;
-            drop(s);
             self.fifo.recycle(held.frame);
         }
     }
@@ -150,7 +167,7 @@ impl Direction {
             // How long the frame sat in the socket before we read it.
             let lag = stamp.map_or(0, |t| real.saturating_sub(t));
             let arrival = mono.saturating_sub(lag);
-            let mut s = self.stats.lock().unwrap();
+            let s = &mut self.local;
             s.frames_in += 1;
             if stamp.is_some() {
                 s.rx_lag.record(lag);

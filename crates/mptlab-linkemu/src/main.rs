@@ -40,13 +40,12 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// The current numbers of both directions, with the receive-buffer drops of each receiving socket.
-fn snapshot(a: &PacketSocket, b: &PacketSocket, ab: &Mutex<DirStats>, ba: &Mutex<DirStats>) -> Report {
-    let mut ab = ab.lock().unwrap();
-    ab.rx_drops += a.take_rx_drops();
-    let mut ba = ba.lock().unwrap();
-    ba.rx_drops += b.take_rx_drops();
-    Report { ab: ab.report(), ba: ba.report() }
+/// The last published numbers of both directions, with the receive-buffer drops of each
+/// receiving socket (accumulated in `rx_drops`: reading them resets the kernel's counters).
+fn snapshot(a: &PacketSocket, b: &PacketSocket, ab: &Mutex<DirStats>, ba: &Mutex<DirStats>, rx_drops: &mut [u64; 2]) -> Report {
+    rx_drops[0] += a.take_rx_drops();
+    rx_drops[1] += b.take_rx_drops();
+    Report { ab: ab.lock().unwrap().report(rx_drops[0]), ba: ba.lock().unwrap().report(rx_drops[1]) }
 }
 
 fn main() -> ExitCode {
@@ -102,7 +101,8 @@ fn main() -> ExitCode {
                 tx,
                 fifo: fifo::DelayFifo::new(delay, forward::FIFO_BYTES),
                 loss: loss::Loss::new(spec, loss::direction_rng(args.seed, index)),
-                stats,
+                shared: stats,
+                local: DirStats::default(),
                 stop: stop.clone(),
                 rt_priority: args.rt_priority,
             };
@@ -119,6 +119,7 @@ fn main() -> ExitCode {
     };
     let one_second = libc::timespec { tv_sec: 1, tv_nsec: 0 };
     let mut failed = false;
+    let mut rx_drops = [0; 2];
     loop {
         // SAFETY: a valid signal set and timeout; the siginfo is not needed.
         let sig = unsafe { libc::sigtimedwait(&signals, std::ptr::null_mut(), &one_second) };
@@ -130,13 +131,13 @@ fn main() -> ExitCode {
             failed = true;
             break;
         }
-        write(&snapshot(&a, &b, &ab_stats, &ba_stats));
+        write(&snapshot(&a, &b, &ab_stats, &ba_stats, &mut rx_drops));
     }
     stop.store(true, Ordering::Relaxed);
     for t in threads {
         failed |= t.join().is_err();
     }
-    write(&snapshot(&a, &b, &ab_stats, &ba_stats));
+    write(&snapshot(&a, &b, &ab_stats, &ba_stats, &mut rx_drops));
     if failed {
         ExitCode::FAILURE
     } else {

@@ -83,7 +83,6 @@ pub struct DirStats {
     pub send_errors: u64,
     pub fifo_drops: u64,
     pub queued: u64,
-    pub rx_drops: u64,
     pub late: Histogram,
     pub rx_lag: Histogram,
 }
@@ -108,7 +107,9 @@ pub struct DirReport {
 }
 
 impl DirStats {
-    pub fn report(&self) -> DirReport {
+    /// The JSON form, with the receiving socket's drops (counted by whoever reads the socket's
+    /// statistics).
+    pub fn report(&self, rx_drops: u64) -> DirReport {
         let max = |h: &Histogram| (h.count() > 0).then(|| h.max_us());
         DirReport {
             frames_in: self.frames_in,
@@ -118,7 +119,7 @@ impl DirStats {
             send_errors: self.send_errors,
             fifo_drops: self.fifo_drops,
             queued: self.queued,
-            rx_drops: self.rx_drops,
+            rx_drops,
             late_p50_us: self.late.percentile_us(0.5),
             late_p99_us: self.late.percentile_us(0.99),
             late_max_us: max(&self.late),
@@ -196,7 +197,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("linkemu-stats-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("stats.json");
-        write_atomically(&path, &Report { ab: s.report(), ba: DirStats::default().report() }).unwrap();
+        write_atomically(&path, &Report { ab: s.report(0), ba: DirStats::default().report(0) }).unwrap();
         let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(v["ab"]["frames_in"], 3);
         assert_eq!(v["ab"]["lost"], 1);
