@@ -8,9 +8,9 @@
 //! is due. Arrival time is the kernel's receive timestamp (CLOCK_REALTIME) mapped onto
 //! CLOCK_MONOTONIC by the offset between the two clocks read together right after the receive.
 //!
-//! The threads run SCHED_FIFO (sched(7)) unless told not to: on a machine whose cores are busy
-//! with other work, an ordinary thread woke up to ~0.8 ms late (p99, measured by the namespace
-//! tests while two compilers ran); a real-time thread preempts them at once. The spin is short
+//! The threads run SCHED_FIFO (sched(7)) unless told not to: on this two-core machine, busy
+//! with other people's compilers, ordinary threads sent frames 0.75–3.5 ms late (p99 of the
+//! namespace ping test), real-time ones 25–100 µs late, because they preempt the compilers. The spin is short
 //! and bounded, and the kernel's RT throttling (sched_rt_runtime_us, 95%) keeps the rest of the
 //! machine alive even if traffic kept a thread spinning.
 //!

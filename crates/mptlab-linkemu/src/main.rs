@@ -17,9 +17,10 @@
 //!   process, only later — so per-link results differ by that constant shift only.
 //! - Where loss happens. The simulator's channel loss strikes after transmission: a lost packet
 //!   has used the link's rate. Here a lost frame is dropped before the tbf queue and never uses
-//!   the rate, so under loss the link's surviving traffic can get slightly more of the rate.
-//! - The emulator's own error: frames leave up to tens of µs after their due time (reported as
-//!   `late_*`), and timestamps are the kernel's receive time in L.
+//!   the queue or the rate, so on a loaded lossy link the emulated queue is a little shorter
+//!   (less queueing delay, fewer queue drops) than the simulated one.
+//! - The emulator's own error: frames leave some µs to tens of µs after their due time (the
+//!   stats' `late_*`); due = the kernel's receive timestamp in L + the delay.
 //! - Every frame counts, including ARP and IPv6 neighbour discovery, for loss and statistics.
 //!
 //! Runs until SIGTERM or SIGINT, writing `--stats FILE` (JSON, atomically) every second and once
