@@ -167,3 +167,14 @@ def test_without_root_exits_2(tmp_path: Path) -> None:
                           scenario], cwd="/", capture_output=True, text=True)
     assert res.returncode == 2, res.stderr
     assert "error: emulation needs root" in res.stderr
+
+
+def test_multipath_quic_through_tquic_meets_the_bound() -> None:
+    """`protocol = "mpquic"` runs through mptlab-mpquic (tquic 1.6.0) in the same namespaces."""
+    out = emulate("simult-balanced.toml", [("flows.transfer.protocol", "mpquic"),
+                                           ("flows.transfer.scheduler", "minrtt")])
+    assert out.summary is not None
+    flow = out.summary["flows"][0]
+    assert flow["bytes_delivered"] == SIZE
+    assert flow["completion_time_s"] is not None and flow["completion_time_s"] <= SIZE * 8 / 20e6 * 10 / 9 + 0.45
+    assert all(p["bytes_sent"] > 0.1 * SIZE / 2 for p in flow["paths"])

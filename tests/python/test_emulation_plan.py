@@ -71,6 +71,9 @@ def test_delay_or_loss_takes_the_userspace_emulator() -> None:
         ("link-events.toml", [], "events: link events on"),
         ("seed001-lte.toml", [], ".capacity: a time-varying capacity model is not emulated"),
         ("tunnel.toml", [], "tunnels: multipath tunnels cannot be emulated"),
+        ("mpquic-two-paths.toml", [("flows.mp.cc", "reno")],
+         "flows.mp.cc: `reno` — tquic (mptlab-mpquic) has no such controller; valid: cubic, bbr, bbr2"),
+        ("mpquic-two-paths.toml", [("flows.mp.scheduler", "blp")], "flows.mp.scheduler: `blp` — tquic's"),
     ],
 )
 def test_what_the_kernel_lacks_is_refused(scenario: str, overrides: list[tuple[str, str]], message: str) -> None:
@@ -87,3 +90,14 @@ def test_summary_helpers_match_the_simulator_definitions() -> None:
     assert time_weighted_mean([(0.0, 4.0), (1.0, 2.0), (3.0, 0.0)], 10.0) == pytest.approx(0.8)
     assert blank({"a": 1, "b": [{"c": 2}], "d": [1, 2], "e": {"f": "x"}}) == {"a": None, "b": [{"c": None}],
                                                                               "d": None, "e": {"f": None}}
+
+
+def test_flow_options_the_kernel_cannot_take_are_refused() -> None:
+    from mptlab.emulation.plan import refuse_unmapped_options
+
+    text = (ROOT / "scenarios" / "validate" / "single-path-cubic.toml").read_text()
+    refuse_unmapped_options(text, [("flows.bulk.cc", "bbr")])  # a plain choice is fine
+    with pytest.raises(_core.ScenarioError, match=r"^flows.bulk.cc_options: not applied by the emulation"):
+        refuse_unmapped_options(text, [("flows.bulk.cc_options", "{ hystart = false }")])
+    with pytest.raises(_core.ScenarioError, match=r"^flows.bulk.tcp: not applied"):
+        refuse_unmapped_options(text + "\n[flows.bulk.tcp]\nmin_rto = \"1s\"\n", [])

@@ -270,6 +270,25 @@ def _refuse_flow(flow: dict[str, Any], kernel: KernelFeatures) -> None:
                                 f"{', '.join(kernel.mptcp_schedulers)} (mptlab name `default`); valid: default")
 
 
+#: Flow keys whose settings the emulation cannot hand to the kernel per flow (its controllers'
+#: parameters are global module settings; TCP's timers, buffers and MSS are its own). A scenario
+#: that sets one explicitly is refused rather than run with the kernel's values silently.
+UNMAPPED_FLOW_KEYS = ("cc_options", "scheduler_options", "tcp", "mptcp", "quic")
+
+
+def refuse_unmapped_options(text: str, overrides: list[tuple[str, str]]) -> None:
+    """ScenarioError when the scenario (or an override) sets a flow option of UNMAPPED_FLOW_KEYS."""
+    import tomllib
+
+    flows = tomllib.loads(text).get("flows", {})
+    keys = [(g, k) for g, table in flows.items() if isinstance(table, dict) for k in table]
+    keys += [tuple(k.split(".")[1:3]) for k, _ in overrides if k.startswith("flows.") and k.count(".") >= 2]
+    for group, key in keys:
+        if key in UNMAPPED_FLOW_KEYS:
+            raise ScenarioError(f"flows.{group}.{key}: not applied by the emulation (the kernel's controllers, "
+                                "timers and buffers run with their own settings); valid: leave it out to emulate")
+
+
 def kernel_cc(name: str) -> str:
     return KERNEL_CC.get(name, name)
 

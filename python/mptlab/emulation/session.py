@@ -23,7 +23,16 @@ from typing import Any
 
 from mptlab import _core
 from mptlab.emulation import binaries, measure, netns, quic
-from mptlab.emulation.plan import QUIC_CC, QUIC_SCHEDULER, FlowPlan, KernelFeatures, Plan, build, kernel_cc
+from mptlab.emulation.plan import (
+    QUIC_CC,
+    QUIC_SCHEDULER,
+    FlowPlan,
+    KernelFeatures,
+    Plan,
+    build,
+    kernel_cc,
+    refuse_unmapped_options,
+)
 from mptlab.emulation.summary import Samples, build_summary, build_timeseries
 
 #: Seconds between starting the traffic programs and t0 (receivers must be listening).
@@ -41,6 +50,7 @@ class EmulationSession:
         self.text, self.overrides = text, list(overrides)
         self.resolved: dict[str, Any] = json.loads(_core.resolve(text, self.overrides, seed))
         self.kernel = KernelFeatures.read()
+        refuse_unmapped_options(text, self.overrides)
         self.plan: Plan = build(self.resolved, secrets.token_hex(3), self.kernel)
         netns.require_root()
         self.linkemu = binaries.linkemu() if any(link.mechanism == "userspace" for link in self.plan.links) else None
