@@ -292,6 +292,8 @@ class Summary(TypedDict):
     tunnels: NotRequired[list[TunnelSummary]]
     wifi: NotRequired[list[WifiSummary]]
     data_owd_cdf_ms: NotRequired[OwdCdf]
+    # Added by mptlab.runner (not by the engine's summary_json): "simulator" or "emulation".
+    backend: NotRequired[str]
 
 # --- functions ---------------------------------------------------------------------------------
 

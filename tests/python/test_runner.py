@@ -81,7 +81,9 @@ def test_a_registered_backend_fills_the_same_contract(text, monkeypatch):
     monkeypatch.setitem(runner.BACKENDS, "recording", Recording)
     out = runner.run(text, SHORT, 4, backend="recording", chunks=4)
     assert out.backend == "recording" and calls == [0.5, 1.0, 1.5, 2.0]
-    assert out.summary == runner.run(text, SHORT, 4, series=False).summary
+    # the same summary, marked with the backend that made it
+    sim = runner.run(text, SHORT, 4, series=False).summary
+    assert out.summary == {**sim, "backend": "recording"} and sim["backend"] == "simulator"
 
 
 def test_only_the_runner_builds_a_simulation():
