@@ -178,3 +178,19 @@ def test_multipath_quic_through_tquic_meets_the_bound() -> None:
     assert flow["bytes_delivered"] == SIZE
     assert flow["completion_time_s"] is not None and flow["completion_time_s"] <= SIZE * 8 / 20e6 * 10 / 9 + 0.45
     assert all(p["bytes_sent"] > 0.1 * SIZE / 2 for p in flow["paths"])
+
+
+def test_link_events_go_down_come_up_and_change_rate() -> None:
+    """scenarios/link-events.toml: the 20 Mbit/s bottleneck is down from 5 s to 7 s and slows to
+    5 Mbit/s (data direction) at 12 s; the kernel's NewReno (`reno`) flow follows each event."""
+    text = (ROOT / "scenarios" / "link-events.toml").read_text()
+    out = runner.run(text, [("run.duration", "14s")], 1, backend="emulation")
+    assert out.summary is not None and out.timeseries is not None
+    fwd = next(x for x in out.summary["links"] if x["name"] == "bottleneck")
+    assert fwd["down_drops"] > 0 and fwd["queue_drops"] + fwd["down_drops"] == fwd["drops"]
+    # 20 Mbit/s for 12 s less the 2 s outage, then 5 Mbit/s for 2 s, over 14 s
+    assert fwd["mean_rate_mbps"] == pytest.approx((20 * 10 + 5 * 2) / 14, rel=0.01)
+    goodput = {t: v for s, e, t, v in zip(*(out.timeseries[k] for k in ("series", "entity", "t_s", "value")))
+               if s == "goodput_mbps"}
+    assert goodput[2.0] > 18 and goodput[6.0] == 0.0 and goodput[10.0] > 18
+    assert 4.0 < goodput[13.0] <= 5.0

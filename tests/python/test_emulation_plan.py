@@ -68,7 +68,6 @@ def test_delay_or_loss_takes_the_userspace_emulator() -> None:
         ("validate/simult-balanced.toml", [("links.path1.queue.kind", "codel")],
          "links.path1.queue.kind: `codel` needs the kernel's codel qdisc, which this kernel lacks (it has: htb, tbf)"),
         ("wifi-mesh.toml", [], "wifi: station"),
-        ("link-events.toml", [], "events: link events on"),
         ("seed001-lte.toml", [], ".capacity: a time-varying capacity model is not emulated"),
         ("tunnel.toml", [], "tunnels: multipath tunnels cannot be emulated"),
         ("mpquic-two-paths.toml", [("flows.mp.cc", "reno")],
@@ -101,3 +100,12 @@ def test_flow_options_the_kernel_cannot_take_are_refused() -> None:
         refuse_unmapped_options(text, [("flows.bulk.cc_options", "{ hystart = false }")])
     with pytest.raises(_core.ScenarioError, match=r"^flows.bulk.tcp: not applied"):
         refuse_unmapped_options(text + "\n[flows.bulk.tcp]\nmin_rto = \"1s\"\n", [])
+
+
+def test_link_events_travel_with_their_direction() -> None:
+    plan = plan_of("link-events.toml")
+    bottleneck = next(link for link in plan.links if link.ab.name == "bottleneck")
+    assert [(e["at_ns"], e["action"], e["rate_bps"]) for e in bottleneck.ab.events] == [
+        (5_000_000_000, "down", None), (7_000_000_000, "up", None), (12_000_000_000, "rate", 5_000_000)]
+    assert [e["action"] for e in bottleneck.ba.events] == ["down", "up"]
+    assert {f.cc for f in plan.flows} == {"newreno"}  # run as the kernel's `reno`

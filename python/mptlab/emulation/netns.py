@@ -19,6 +19,7 @@ import subprocess
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from mptlab.atomic import write_text
 from mptlab.emulation.plan import PREFIX, Direction, LinkPlan, Plan
@@ -197,11 +198,32 @@ def _build_link(plan: Plan, link: LinkPlan) -> None:
 
 def _shape(ns: str, d: Direction) -> None:
     """tbf at the direction's rate on L's egress veth, its queue as tbf's child qdisc."""
-    rate = d.rate_bps
-    burst = max(1600, rate // 8 // 1000)  # >= one full frame; 1 ms of the rate at high rates
-    sh("tc", "-n", ns, "qdisc", "add", "dev", d.egress, *STAB, "root", "handle", "1:", "tbf",
-       "rate", f"{rate}bit", "burst", str(burst), "limit", str(max(burst, 1 << 20)))
+    sh("tc", "-n", ns, "qdisc", "add", "dev", d.egress, *STAB, "root", "handle", "1:", *_tbf(d.rate_bps, d.queue))
     sh("tc", "-n", ns, "qdisc", "add", "dev", d.egress, "parent", "1:1", "handle", "10:", *queue_qdisc(d.queue))
+
+
+def _tbf(rate: int, queue: dict[str, Any], down: bool = False) -> list[str]:
+    """tbf's parameters. Its `limit` is handed to a fifo child by every change (fifo_set_limit),
+    so it is the queue's own limit (packets for pfifo, bytes for bfifo), or 0 while down."""
+    burst = max(1600, rate // 8 // 1000)  # >= one full frame; 1 ms of the rate at high rates
+    limit = 0 if down else queue.get("limit_packets") or queue.get("limit_bytes") or 1 << 20
+    return ["tbf", "rate", f"{rate}bit", "burst", str(burst), "limit", str(limit)]
+
+
+def apply_event(ns: str, d: Direction, action: str, rate_bps: int | None, down: bool) -> None:
+    """A scenario link event on direction `d` (docs/emulation.md "Link events"); `down` says
+    whether the direction is down when the event comes. `down` swaps its queue for one that holds
+    nothing (`pfifo limit 0`: what is queued is dropped with the old queue, and every packet
+    offered until `up` is dropped); `up` puts the queue back; `rate` changes tbf's rate in place
+    (the size table is given again: a change without it would drop it)."""
+    # No handle on the replacements: a new child of another kind is grafted in the old one's place.
+    if action == "down":
+        sh("tc", "-n", ns, "qdisc", "replace", "dev", d.egress, "parent", "1:1", "pfifo", "limit", "0")
+    elif action == "up":
+        sh("tc", "-n", ns, "qdisc", "replace", "dev", d.egress, "parent", "1:1", *queue_qdisc(d.queue))
+    elif action == "rate" and rate_bps:
+        sh("tc", "-n", ns, "qdisc", "change", "dev", d.egress, *STAB, "root", "handle", "1:",
+           *_tbf(rate_bps, d.queue, down))
 
 
 def queue_qdisc(q: dict[str, object]) -> list[str]:

@@ -99,6 +99,8 @@ class Direction:
     loss: dict[str, Any]
     #: The link namespace's egress interface toward `dst` (where its qdisc sits).
     egress: str
+    #: Scenario events on this direction (resolved: at_ns, action down|up|rate, rate_bps).
+    events: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -219,8 +221,6 @@ def _refuse_unsupported(resolved: dict[str, Any], kernel: KernelFeatures) -> Non
         if link.get("capacity"):
             raise ScenarioError(f"links.{_base(name)}.capacity: a time-varying capacity model is not emulated; "
                                 "valid: a fixed rate")
-        if link.get("events"):
-            raise ScenarioError(f"events: link events on `{_base(name)}` are not emulated; valid: none")
         kind = link["queue"]["kind"]
         if kind != "droptail" and kind not in kernel.qdiscs:
             raise ScenarioError(f"links.{_base(name)}.queue.kind: `{kind}` needs the kernel's {kind} qdisc, "
@@ -325,7 +325,7 @@ def _links(dirs: list[dict[str, Any]], run_id: str) -> list[LinkPlan]:
 
 def _direction(d: dict[str, Any], egress: str) -> Direction:
     return Direction(name=d["name"], src=d["from"], dst=d["to"], rate_bps=d["rate_bps"], delay_ns=d["delay_ns"],
-                     queue=d["queue"], loss=d["loss"], egress=egress)
+                     queue=d["queue"], loss=d["loss"], egress=egress, events=tuple(d.get("events") or ()))
 
 
 def node_end(link: LinkPlan, node: str) -> tuple[str, str]:

@@ -62,6 +62,8 @@ class EmulationSession:
         self._now = 0.0
         self._done = False
         self._torn_down = False
+        self._events: list[tuple[float, int, str, dict[str, Any]]] = []
+        self._down: set[str] = set()
         self.results: dict[str, Any] = {}
 
     # --- runner.Session ------------------------------------------------------------------
@@ -125,6 +127,10 @@ class EmulationSession:
             self._spawn_flow(f, t0)
         netns.record_pids(self.plan, [p.pid for p in self._procs])
         self.samples.start(self.plan)
+        self._events = sorted(
+            ((ev["at_ns"] / 1e9, i, key, ev) for i, link in enumerate(self.plan.links)
+             for key, d in (("ab", link.ab), ("ba", link.ba)) for ev in d.events),
+            key=lambda e: (e[0], e[1], e[2]))
         while time.monotonic() < t0:
             time.sleep(0.01)
         self._t0 = t0
@@ -174,13 +180,30 @@ class EmulationSession:
         tick = max(self.plan.trace_interval_s, 0.1)
         while True:
             self._now = min(time.monotonic() - self._t0, self.duration_s)
+            self._apply_due_events()
             if self._now >= until_s or self._files_done():
                 return
             next_tick = (int(self._now / tick) + 1) * tick
-            time.sleep(max(0.0, min(next_tick, until_s) - self._now))
+            wake = min(next_tick, until_s, self._events[0][0] if self._events else next_tick)
+            time.sleep(max(0.0, wake - self._now))
             self._now = min(time.monotonic() - self._t0, self.duration_s)
             if self._now + 1e-3 >= next_tick:
                 self._sample()
+
+    def _apply_due_events(self) -> None:
+        """Link events whose time has come, each between two link samples (docs/emulation.md)."""
+        if not self._events or self._events[0][0] > self._now:
+            return
+        self.samples.take_links(self.plan, self._now)
+        while self._events and self._events[0][0] <= self._now:
+            at, i, key, ev = self._events.pop(0)
+            link = self.plan.links[i]
+            d = link.ab if key == "ab" else link.ba
+            netns.apply_event(link.ns, d, ev["action"], ev.get("rate_bps"), d.name in self._down)
+            if ev["action"] in ("down", "up"):
+                (self._down.add if ev["action"] == "down" else self._down.discard)(d.name)
+            self.samples.events.append((time.monotonic() - (self._t0 or 0.0), d.name, ev["action"], ev.get("rate_bps")))
+        self.samples.take_links(self.plan, time.monotonic() - (self._t0 or 0.0))
 
     def _sample(self) -> None:
         self.samples.take(self.plan, self._now)

@@ -43,6 +43,8 @@ class Samples:
         self.links: list[tuple[float, dict[str, measure.LinkSample]]] = []
         self.sockets: list[tuple[float, dict[str, list[dict[str, Any]]]]] = []
         self.receivers: dict[str, list[dict[str, Any]]] = {}
+        #: Link events as applied: (t, direction, action, rate_bps).
+        self.events: list[tuple[float, str, str, int | None]] = []
         self._sender_ns: list[str] = []
         self._receiver_ns: list[str] = []
 
@@ -54,6 +56,9 @@ class Samples:
     def take(self, plan: Plan, t: float) -> None:
         self.links.append((t, measure.sample_links(plan)))
         self.sockets.append((t, {ns: measure.sample_sockets(ns) for ns in self._sender_ns}))
+
+    def take_links(self, plan: Plan, t: float) -> None:
+        self.links.append((t, measure.sample_links(plan)))
 
     def final_receivers(self, plan: Plan) -> None:
         self.receivers = {ns: measure.sample_sockets(ns) for ns in self._receiver_ns}
@@ -249,8 +254,12 @@ def _link(ls: dict[str, Any], plan: Plan, samples: Samples, emu: dict[str, Any])
     last = series[-1][1]
     lost = _lost(plan, emu, name)
     ls["packets"], ls["bytes"], ls["queue_drops"] = last.packets, last.bytes, last.drops
+    down_drops, mean_rate = _events_effect(samples, series, name, plan)
     ls["channel_drops"] = lost
-    ls["down_drops"] = 0
+    ls["down_drops"] = down_drops
+    ls["queue_drops"] = last.drops - down_drops
+    if mean_rate is not None:
+        ls["mean_rate_mbps"] = mean_rate
     ls["drops"] = last.drops + (lost or 0)
     ls["offered_packets"] = last.packets + ls["drops"]
     ls["drop_pct"] = 100.0 * ls["drops"] / ls["offered_packets"] if ls["offered_packets"] else 0.0
@@ -261,6 +270,45 @@ def _link(ls: dict[str, Any], plan: Plan, samples: Samples, emu: dict[str, Any])
     ls["throughput_mbps"] = stats(rate_bins(bins, plan.interval_s, plan.duration_s, 0, n))
     ls["queue_pkts_mean"] = time_weighted_mean([(t, float(s.qlen)) for t, s in series], plan.duration_s)
     ls["queue_pkts_max"] = max(s.qlen for _, s in series)
+
+
+def _events_effect(samples: Samples, series: list[tuple[float, measure.LinkSample]], name: str, plan: Plan
+                   ) -> tuple[int, float | None]:
+    """Drops while the direction was down (the tbf's drop counter from just before `down` to just
+    before `up`, or the end) and its time-average rate over the run (0 while down), as applied."""
+    events = [(t, action, rate) for t, d, action, rate in samples.events if d == name]
+    if not events:
+        return 0, None
+    drops = [(t, float(s.drops)) for t, s in series]
+    rate = next(link.ab.rate_bps if link.ab.name == name else link.ba.rate_bps
+                for link in plan.links if name in (link.ab.name, link.ba.name))
+    down_at: float | None = None
+    down_drops = 0.0
+    area, t_prev, up = 0.0, 0.0, True
+    for t, action, new_rate in events:
+        area += (rate if up else 0) * (min(t, plan.duration_s) - t_prev)
+        t_prev = min(t, plan.duration_s)
+        if action == "down" and up:
+            up, down_at = False, t
+        elif action == "up" and not up:
+            up = True
+            down_drops += _before(drops, t) - _before(drops, down_at or 0.0)
+        elif action == "rate" and new_rate:
+            rate = new_rate
+    area += (rate if up else 0) * (plan.duration_s - t_prev)
+    if not up and down_at is not None:
+        down_drops += drops[-1][1] - _before(drops, down_at)
+    return int(round(down_drops)), area / plan.duration_s / 1e6
+
+
+def _before(series: list[tuple[float, float]], t: float) -> float:
+    """The last value sampled at or before t (the sample taken just before an event)."""
+    value = series[0][1] if series else 0.0
+    for ts, v in series:
+        if ts > t:
+            break
+        value = v
+    return value
 
 
 def time_weighted_mean(samples: list[tuple[float, float]], duration: float) -> float:
