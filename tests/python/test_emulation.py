@@ -125,6 +125,7 @@ def test_sigkill_then_next_start_removes_everything(tmp_path: Path) -> None:
     assert registry is not None, "the emulation never started its processes"
     run_ns = set(registry["namespaces"])
     pids = registry["pids"]
+    workdir = Path(registry["workdir"])
     time.sleep(1.0)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -136,6 +137,7 @@ def test_sigkill_then_next_start_removes_everything(tmp_path: Path) -> None:
     assert not (run_ns & namespaces())
     alive = [p for p in pids if Path(f"/proc/{p}").exists() and "Z" not in _state(p)]
     assert alive == []
+    assert not workdir.exists()  # the dead run's scratch folder too
 
 
 def _state(pid: int) -> str:

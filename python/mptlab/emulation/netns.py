@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -53,10 +54,11 @@ def require_root() -> None:
 # --- registry and cleanup -------------------------------------------------------------------
 
 
-def register(plan: Plan) -> Path:
+def register(plan: Plan, workdir: Path) -> Path:
     REGISTRY.mkdir(parents=True, exist_ok=True)
     path = REGISTRY / f"{plan.run_id}.json"
-    write_text(path, json.dumps({"owner": os.getpid(), "namespaces": plan.namespaces(), "pids": []}))
+    write_text(path, json.dumps({"owner": os.getpid(), "namespaces": plan.namespaces(), "pids": [],
+                                 "workdir": str(workdir)}))
     return path
 
 
@@ -103,13 +105,25 @@ def cleanup_stale() -> list[str]:
     for run_id, names in our_namespaces().items():
         if run_id in live:
             continue
+        _remove_workdir(REGISTRY / f"{run_id}.json")
         remove(run_id, names)
         removed.append(run_id)
     if REGISTRY.is_dir():
         for f in REGISTRY.glob("*.json"):
             if f.stem not in live:
+                _remove_workdir(f)
                 f.unlink(missing_ok=True)
     return removed
+
+
+def _remove_workdir(registry_file: Path) -> None:
+    """The dead run's scratch folder (its programs' reports and logs), if it is one of ours."""
+    try:
+        workdir = Path(json.loads(registry_file.read_text()).get("workdir") or "")
+    except (OSError, ValueError):
+        return
+    if workdir.name.startswith("mptlab-emu-") and workdir.is_dir():
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def remove(run_id: str, namespaces: Sequence[str], pids: Iterable[int] = ()) -> None:

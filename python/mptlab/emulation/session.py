@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -113,7 +114,7 @@ class EmulationSession:
 
     def _start(self) -> None:
         netns.cleanup_stale()
-        netns.register(self.plan)
+        netns.register(self.plan, self.workdir)
         netns.build_network(self.plan)
         for link in self.plan.links:
             if link.mechanism == "userspace":
@@ -234,6 +235,7 @@ class EmulationSession:
         self.results["_linkemu"] = {str(link.index): measure.read_json(self.workdir / f"linkemu-{link.index}.json")
                                     for link in self.plan.links if link.mechanism == "userspace"}
         self.results["_logs"] = self._logs()
+        shutil.rmtree(self.workdir, ignore_errors=True)  # read; a failed run keeps its folder
         self._now = self.duration_s
         self._done = True
 
