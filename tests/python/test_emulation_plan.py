@@ -109,3 +109,26 @@ def test_link_events_travel_with_their_direction() -> None:
         (5_000_000_000, "down", None), (7_000_000_000, "up", None), (12_000_000_000, "rate", 5_000_000)]
     assert [e["action"] for e in bottleneck.ba.events] == ["down", "up"]
     assert {f.cc for f in plan.flows} == {"newreno"}  # run as the kernel's `reno`
+
+
+def test_drops_are_attributed_only_where_one_flow_crosses_the_queue() -> None:
+    from mptlab.emulation.summary import _attribute_drops
+
+    plan = plan_of("validate/simult-balanced.toml")
+
+    def summary(drops: dict[str, int]) -> dict:
+        links = [{"name": d, "drops": drops.get(d, 0)} for link in plan.links for d in (link.ab.name, link.ba.name)]
+        paths = [{"segments_sent": 1000}, {"segments_sent": 500}]
+        return {"links": links, "flows": [{"name": "transfer", "sent_packets": 1500, "paths": paths}]}
+
+    s = summary({"path1": 6, "path2": 3})
+    _attribute_drops(s, plan)
+    flow = s["flows"][0]
+    assert (flow["dropped_packets"], flow["loss_pct"]) == (9, 0.6)
+    assert [(p["dropped_packets"], p["drop_pct"], p["drop_rate_per_s"]) for p in flow["paths"]] == [
+        (6, 0.6, 0.3), (3, 0.6, 0.15)]  # per second of the 20 s run, as the simulator
+    # drops on the backbone, which both paths cross: the flow's are known, the paths' are not
+    s = summary({"path1": 6, "backbone": 2})
+    _attribute_drops(s, plan)
+    assert s["flows"][0]["dropped_packets"] == 8
+    assert [p["dropped_packets"] for p in s["flows"][0]["paths"]] == [None, None]

@@ -7,9 +7,11 @@ measured (the list below). Everything else stays null: a key never carries a sim
 
 Measured (docs/emulation.md "Measurements" gives each source):
 - flows[]: bytes_delivered, goodput_mbps (per interval, the simulator's bins), completion_time_s
-  (file), sent_packets (data segments), retransmissions, srtt_ms_mean (single path);
+  (file), sent_packets (data segments), retransmissions, srtt_ms_mean (single path),
+  dropped_packets and loss_pct where the drops can be attributed (`_attribute_drops`);
 - flows[].paths[]: bytes_sent, bytes_received, segments_sent, retransmissions, share (bytes sent on
-  the subflow over all subflows), srtt_ms_mean / max / final, min_rtt_ms, final_cwnd_bytes, state;
+  the subflow over all subflows), srtt_ms_mean / max / final, min_rtt_ms, final_cwnd_bytes, state,
+  dropped_packets, drop_pct and drop_rate_per_s where attributable;
 - links[]: packets, bytes, queue_drops, channel_drops (the emulator's losses), drops,
   offered_packets, drop_pct, throughput_mbps, queue_pkts_mean and queue_pkts_max (sampled);
 - groups[], protocols, jain_all_flows: from the flows above.
@@ -142,16 +144,63 @@ def build_summary(session: EmulationSession) -> dict[str, Any]:
     for ls, lsim in zip(summ["links"], sim["links"]):
         _keep(ls, lsim, "link")
         _link(ls, plan, samples, results.get("_linkemu", {}))
+    _attribute_drops(summ, plan)
     for gs, gsim in zip(summ["groups"], sim["groups"]):
         _keep(gs, gsim, "group")
         _group(gs, [f for f in summ["flows"] if f["group"] == gsim["name"]])
     for proto, ps in (summ.get("protocols") or {}).items():
         if isinstance(ps, dict):
-            sent = [f["sent_packets"] for f in summ["flows"] if _proto_key(f["protocol"]) == proto]
-            ps["sent_packets"] = sum(x for x in sent if x is not None) if sent else None
+            mine = [f for f in summ["flows"] if _proto_key(f["protocol"]) == proto]
+            ps["sent_packets"] = sum(f["sent_packets"] or 0 for f in mine) if mine else None
+            if mine and all(f["dropped_packets"] is not None for f in mine):
+                ps["dropped_packets"] = sum(f["dropped_packets"] for f in mine)
+                ps["loss_pct"] = 100.0 * ps["dropped_packets"] / ps["sent_packets"] if ps["sent_packets"] else 0.0
     summ["jain_all_flows"] = jain([f["goodput_mbps"]["mean"] for f in summ["flows"] if f.get("goodput_mbps")])
     summ["backend"] = "emulation"
     return summ
+
+
+def _attribute_drops(summ: dict[str, Any], plan: Plan) -> None:
+    """Per-flow and per-path drops (data direction), where the network lets them be attributed.
+
+    The kernel counts drops per queue, not per flow: a link direction's drops belong to a flow
+    (or to one path of it) only when no other flow (path) crosses it. A flow or path whose data
+    crosses a direction that dropped packets and is shared stays null; directions without drops
+    are shared harmlessly. Loss then is dropped / sent data segments, as the simulator's."""
+    drops = {ls["name"]: ls["drops"] for ls in summ["links"]}
+    users: dict[str, set[tuple[str, int]]] = {}
+    for f in plan.flows:
+        for p in f.paths:
+            for d in p.links:
+                users.setdefault(d, set()).add((f.name, p.index))
+    by_name = {f.name: f for f in plan.flows}
+
+    def attributable(dirs: set[str], owner: set[tuple[str, int]]) -> int | None:
+        total = 0
+        for d in dirs:
+            n = drops.get(d)
+            if n is None or (n and not users.get(d, set()) <= owner):
+                return None
+            total += n or 0
+        return total
+
+    for fs in summ["flows"]:
+        f = by_name.get(fs["name"])
+        if f is None:
+            continue
+        owner = {(f.name, p.index) for p in f.paths}
+        dropped = attributable({d for p in f.paths for d in p.links}, owner)
+        fs["dropped_packets"] = dropped
+        sent = fs.get("sent_packets")
+        fs["loss_pct"] = 100.0 * dropped / sent if dropped is not None and sent else None
+        # the simulator's lifetime: from the flow's start to its stop or the end of the run
+        lifetime = min(f.stop_s or plan.duration_s, plan.duration_s) - f.start_s
+        for ps, p in zip(fs.get("paths") or [], f.paths):
+            n = attributable(set(p.links), {(f.name, p.index)})
+            ps["dropped_packets"] = n
+            segs = ps.get("segments_sent")
+            ps["drop_pct"] = 100.0 * n / segs if n is not None and segs else None
+            ps["drop_rate_per_s"] = n / lifetime if n is not None and lifetime > 0 else None
 
 
 def _proto_key(protocol: str) -> str:
