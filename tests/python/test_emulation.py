@@ -196,3 +196,14 @@ def test_link_events_go_down_come_up_and_change_rate() -> None:
                if s == "goodput_mbps"}
     assert goodput[2.0] > 18 and goodput[6.0] == 0.0 and goodput[10.0] > 18
     assert 4.0 < goodput[13.0] <= 5.0
+
+
+def test_tcp_options_reach_the_kernel() -> None:
+    """`tcp.delayed_ack.enabled = false` becomes `quickack 1` on the receiver's route: the kernel
+    then ACKs every data segment (about one ACK per two segments otherwise)."""
+    text = (ROOT / "scenarios" / "validate" / "single-path-cubic.toml").read_text()
+    quick = runner.run(text, [("run.duration", "2s"), ("flows.bulk.tcp.delayed_ack.enabled", "false")], 1,
+                       backend="emulation", series=False).summary
+    assert quick is not None
+    links = {x["name"]: x for x in quick["links"]}
+    assert links["access.rev"]["packets"] > 0.9 * links["access"]["packets"]

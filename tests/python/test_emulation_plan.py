@@ -98,8 +98,25 @@ def test_flow_options_the_kernel_cannot_take_are_refused() -> None:
     refuse_unmapped_options(text, [("flows.bulk.cc", "bbr")])  # a plain choice is fine
     with pytest.raises(_core.ScenarioError, match=r"^flows.bulk.cc_options: not applied by the emulation"):
         refuse_unmapped_options(text, [("flows.bulk.cc_options", "{ hystart = false }")])
-    with pytest.raises(_core.ScenarioError, match=r"^flows.bulk.tcp: not applied"):
-        refuse_unmapped_options(text + "\n[flows.bulk.tcp]\nmin_rto = \"1s\"\n", [])
+    refuse_unmapped_options(text + "\n[flows.bulk.tcp]\nmin_rto = \"1s\"\ndelayed_ack = { enabled = false }\n", [])
+    with pytest.raises(_core.ScenarioError, match=r"^flows.bulk.tcp.send_buffer: not applied"):
+        refuse_unmapped_options(text + "\n[flows.bulk.tcp]\nsend_buffer = \"1MB\"\n", [])
+    with pytest.raises(_core.ScenarioError, match=r"^flows.bulk.tcp.delayed_ack.every: not applied"):
+        refuse_unmapped_options(text, [("flows.bulk.tcp.delayed_ack.every", "4")])
+
+
+def test_tcp_options_become_route_options_and_sysctls() -> None:
+    plan = plan_of("validate/single-path-cubic.toml", [("flows.bulk.tcp.min_rto", "20ms"),
+                                                       ("flows.bulk.tcp.initial_cwnd", "4"),
+                                                       ("flows.bulk.tcp.delayed_ack.enabled", "false"),
+                                                       ("flows.bulk.tcp.sack", "false")])
+    opts = {(r.node, r.src): r.options for r in plan.routes}
+    client, server = plan.flows[0].paths[0].src_addr, plan.flows[0].paths[0].dst_addr
+    assert opts[("client", client)] == ("initcwnd", "4", "rto_min", "20ms")  # the sender's first hop
+    assert opts[("server", server)] == ("quickack", "1")  # the receiver's ACKs
+    assert opts[("router", client)] == () and plan.flows[0].sack is False
+    # Linux's own defaults add nothing
+    assert all(r.options == () for r in plan_of("validate/single-path-cubic.toml").routes)
 
 
 def test_link_events_travel_with_their_direction() -> None:

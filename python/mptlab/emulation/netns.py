@@ -187,7 +187,12 @@ def build_network(plan: Plan) -> None:
         table = str(1000 + i)
         sh("ip", "-n", ns, "rule", "add", "from", f"{r.src}/32", "to", f"{r.dst}/32", "table", table,
            "pref", str(100 + i))
-        sh("ip", "-n", ns, "route", "add", f"{r.dst}/32", "via", r.via, "dev", r.dev, "table", table, "onlink")
+        sh("ip", "-n", ns, "route", "add", f"{r.dst}/32", "via", r.via, "dev", r.dev, "table", table, "onlink",
+           *r.options)
+    for f in plan.flows:
+        if not f.sack:  # per namespace: the flow's two ends
+            for node in (f.src, f.dst):
+                sh("ip", "netns", "exec", plan.nodes[node], "sysctl", "-qw", "net.ipv4.tcp_sack=0")
     for node, addr, dev in plan.endpoints:
         sh("ip", "-n", plan.nodes[node], "mptcp", "endpoint", "add", addr, "dev", dev, "subflow")
 

@@ -25,7 +25,7 @@ same hosts can cross different routers, as the simulator's explicit routes do.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +133,8 @@ class Route:
     dst: str
     dev: str
     via: str
+    #: `ip route` options (initcwnd, rto_min, quickack) from the flow's TCP options.
+    options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,7 @@ class FlowPlan:
     cc: str | None
     scheduler: str | None
     paths: tuple[PathPlan, ...]
+    sack: bool = True
 
 
 @dataclass
@@ -271,22 +274,60 @@ def _refuse_flow(flow: dict[str, Any], kernel: KernelFeatures) -> None:
 
 
 #: Flow keys whose settings the emulation cannot hand to the kernel per flow (its controllers'
-#: parameters are global module settings; TCP's timers, buffers and MSS are its own). A scenario
-#: that sets one explicitly is refused rather than run with the kernel's values silently.
-UNMAPPED_FLOW_KEYS = ("cc_options", "scheduler_options", "tcp", "mptcp", "quic")
+#: parameters are global module settings; MPTCP's and QUIC's connection options are the
+#: implementations' own). A scenario that sets one explicitly is refused rather than run with
+#: the kernel's values silently.
+UNMAPPED_FLOW_KEYS = ("cc_options", "scheduler_options", "mptcp", "quic")
+#: `tcp` options the kernel takes per route or per namespace (`tcp_options`); the rest of the
+#: table is refused like UNMAPPED_FLOW_KEYS.
+MAPPED_TCP_KEYS = ("sack", "initial_cwnd", "min_rto", "delayed_ack")
 
 
 def refuse_unmapped_options(text: str, overrides: list[tuple[str, str]]) -> None:
-    """ScenarioError when the scenario (or an override) sets a flow option of UNMAPPED_FLOW_KEYS."""
+    """ScenarioError when the scenario (or an override) sets a flow option the kernel cannot take."""
     import tomllib
 
     flows = tomllib.loads(text).get("flows", {})
-    keys = [(g, k) for g, table in flows.items() if isinstance(table, dict) for k in table]
-    keys += [tuple(k.split(".")[1:3]) for k, _ in overrides if k.startswith("flows.") and k.count(".") >= 2]
-    for group, key in keys:
-        if key in UNMAPPED_FLOW_KEYS:
-            raise ScenarioError(f"flows.{group}.{key}: not applied by the emulation (the kernel's controllers, "
-                                "timers and buffers run with their own settings); valid: leave it out to emulate")
+    keys: list[tuple[str, ...]] = []
+    for g, table in flows.items():
+        if not isinstance(table, dict):
+            continue
+        for k, v in table.items():
+            if k == "tcp" and isinstance(v, dict):
+                for tk, tv in v.items():
+                    inner = tuple(tv) if tk == "delayed_ack" and isinstance(tv, dict) else ("",)
+                    keys += [(g, "tcp", tk, ik) for ik in inner]
+            else:
+                keys.append((g, k))
+    keys += [tuple(k.split(".")[1:]) for k, _ in overrides if k.startswith("flows.") and k.count(".") >= 2]
+    for group, key, *rest in keys:
+        where = ".".join(x for x in (f"flows.{group}.{key}", *rest) if x)
+        if key in UNMAPPED_FLOW_KEYS or (key == "tcp" and not _mapped_tcp(rest)):
+            raise ScenarioError(f"{where}: not applied by the emulation (the kernel's controllers, timers and "
+                                f"buffers run with their own settings); valid: leave it out to emulate, or the "
+                                f"tcp options {', '.join(MAPPED_TCP_KEYS)} (delayed_ack: only `enabled`)")
+
+
+def _mapped_tcp(rest: list[str]) -> bool:
+    if not rest or rest[0] not in MAPPED_TCP_KEYS:
+        return bool(not rest)
+    return rest[0] != "delayed_ack" or len(rest) < 2 or rest[1] in ("", "enabled")
+
+
+def tcp_options(tcp: dict[str, Any] | None) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """Route options at the sender and at the receiver, and SACK, for a resolved `tcp` table
+    (docs/emulation.md): `initcwnd` and `rto_min` on the sender's route to the receiver (Linux's
+    defaults, 10 segments and 200 ms, add nothing), `quickack 1` on the receiver's route back when
+    delayed ACKs are off; SACK is the namespaces' net.ipv4.tcp_sack."""
+    if tcp is None:
+        return (), (), True
+    src: list[str] = []
+    if tcp["initial_cwnd_segments"] != 10:
+        src += ["initcwnd", str(tcp["initial_cwnd_segments"])]
+    if tcp["min_rto_ns"] != 200_000_000:
+        src += ["rto_min", f"{max(1, tcp['min_rto_ns'] // 1_000_000)}ms"]
+    dst = ["quickack", "1"] if not tcp["delayed_ack"] else []
+    return tuple(src), tuple(dst), bool(tcp["sack"])
 
 
 def kernel_cc(name: str) -> str:
@@ -354,14 +395,18 @@ def _flows(
             link0, _ = by_dir[p["fwd"][0]]
             dev, src_addr = node_end(link0, f["src"])
             paths.append(PathPlan(index=i, src_addr=src_addr, dst_addr=dst_addr, links=tuple(p["fwd"]), dev=dev))
-            for r in _hops(p["fwd"], by_dir, src_addr, dst_addr) + _hops(p["rev"], by_dir, dst_addr, src_addr):
+            at_src, at_dst, _ = tcp_options(f.get("tcp"))
+            fwd, rev = _hops(p["fwd"], by_dir, src_addr, dst_addr), _hops(p["rev"], by_dir, dst_addr, src_addr)
+            fwd[0] = replace(fwd[0], options=at_src)
+            rev[0] = replace(rev[0], options=at_dst)
+            for r in fwd + rev:
                 key = (r.node, r.src, r.dst)
                 if key in routes and routes[key] != r:
                     raise ScenarioError(
                         f"flows.{f['group']}: its route from {r.src} to {r.dst} at `{r.node}` differs from that "
                         f"of flow `{owners[key]}` between the same addresses; the emulation routes by "
                         "(source, destination) address; valid: the same route for flows between the same "
-                        "interfaces")
+                        "interfaces and the same TCP options")
                 routes[key] = r
                 owners[key] = f["name"]
             if i > 0 and f["protocol"] == "mptcp" and (f["src"], src_addr, dev) not in endpoints:
@@ -372,6 +417,7 @@ def _flows(
             stop_s=None if f["stop_ns"] is None else f["stop_ns"] / 1e9, app=f["app"],
             cc=f["cc"]["name"] if f.get("cc") else None,
             scheduler=f["scheduler"]["name"] if f.get("scheduler") else None, paths=tuple(paths),
+            sack=tcp_options(f.get("tcp"))[2],
         ))
     return flows, list(routes.values()), endpoints
 
