@@ -419,6 +419,12 @@ def _flows(
             scheduler=f["scheduler"]["name"] if f.get("scheduler") else None, paths=tuple(paths),
             sack=tcp_options(f.get("tcp"))[2],
         ))
+    for f in flows:
+        for g in flows:
+            if f.sack != g.sack and {f.src, f.dst} & {g.src, g.dst}:
+                raise ScenarioError(f"flows.{f.group}.tcp.sack: SACK is a host setting in the kernel "
+                                    f"(net.ipv4.tcp_sack) and flow `{g.name}` shares a host with a different "
+                                    "setting; valid: the same sack for flows that share a host")
     return flows, list(routes.values()), endpoints
 
 
