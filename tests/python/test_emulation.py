@@ -207,3 +207,21 @@ def test_tcp_options_reach_the_kernel() -> None:
     assert quick is not None
     links = {x["name"]: x for x in quick["links"]}
     assert links["access.rev"]["packets"] > 0.9 * links["access"]["packets"]
+
+
+def test_udp_cbr_measures_delay_jitter_and_loss_end_to_end() -> None:
+    """scenarios/quickstart.toml (the `make run` scenario): two TCP flows and a 4 Mbit/s UDP CBR
+    flow share the 20 Mbit/s bottleneck; the UDP datagrams carry their send times."""
+    text = (ROOT / "scenarios" / "quickstart.toml").read_text()
+    out = runner.run(text, [("run.duration", "3s")], 1, backend="emulation", series=False)
+    assert out.summary is not None
+    cbr = next(f for f in out.summary["flows"] if f["name"] == "cbr")
+    # one 1472-byte datagram every 1472*8/4e6 s for 3 s
+    assert abs(cbr["sent_packets"] - 3 * 4e6 / (1472 * 8)) <= 2
+    assert cbr["dropped_packets"] == cbr["sent_packets"] - cbr["owd_ms"]["count"]
+    assert cbr["loss_pct"] == pytest.approx(100 * cbr["dropped_packets"] / cbr["sent_packets"])
+    # 12 ms of propagation (1 + 10 + 1 ms) at least, at most that plus a full queue or so
+    assert 12.0 <= cbr["owd_ms"]["p50"] <= cbr["owd_ms"]["max"] < 60.0
+    assert cbr["jitter_ms"]["mean"] > 0
+    # the bottleneck is shared: the TCP flows' drops cannot be told apart, so they stay null
+    assert all(f["dropped_packets"] is None for f in out.summary["flows"] if f["protocol"] == "tcp")

@@ -13,14 +13,20 @@ Applications, as the simulator's (docs/scenarios.md `app`):
 - file: `size` bytes, then close; the receiver notes when the last byte arrived.
 The receiver counts bytes delivered by `recv` per interval of the run (its goodput) and writes
 its JSON when the sender closes or when it gets SIGTERM.
+
+UDP (`udp-sender`, `udp-receiver`): cbr or poisson datagrams of the flow's payload, each carrying
+its sequence number and send time, so the receiver measures one-way delay, inter-arrival times,
+RFC 3550 jitter and (with the sender's count) loss end to end.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import socket
+import struct
 import sys
 import time
 from typing import Any
@@ -158,6 +164,109 @@ def _send_cbr(s: socket.socket, rate_bps: int, size: int, start: float, stop: fl
         k += 1
 
 
+# --- UDP: timestamped datagrams ---------------------------------------------------------------
+
+UDP_HEADER = struct.Struct("!Qd")  # sequence number, send time (CLOCK_MONOTONIC s)
+
+
+def udp_sender(cfg: dict[str, Any], out: str) -> None:
+    """cbr: one datagram of the flow's payload every payload·8/rate s; poisson: exponential gaps
+    of that mean, drawn from the flow's seed. Each carries its sequence number and send time."""
+    t0 = cfg["t0"]
+    state: dict[str, Any] = {"sent": 0, "bytes": 0, "error": None}
+
+    def finish(*_: object) -> None:
+        write_json(out, state)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, finish)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((cfg["src_addr"], 0))
+    payload = cfg["payload"]
+    pad = bytes(max(0, payload - UDP_HEADER.size))
+    app = cfg["app"]
+    size = app.get("write_size") or app.get("message_size") or payload
+    mean_gap = size * 8 / app["rate_bps"]
+    rng = random.Random(cfg.get("seed", 1))
+    stop = cfg["stop_s"] if cfg["stop_s"] is not None else cfg["duration_s"]
+    due = cfg["start_s"]
+    while due < stop:
+        wait = due - now(t0)
+        if wait > 0:
+            time.sleep(wait)
+        try:
+            s.sendto(UDP_HEADER.pack(state["sent"], time.monotonic()) + pad, (cfg["dst_addr"], cfg["port"]))
+            state["bytes"] += payload
+        except OSError as e:  # a full socket buffer or a route gone: the datagram is lost
+            state["error"] = str(e)
+        state["sent"] += 1
+        due += rng.expovariate(1 / mean_gap) if app["kind"] == "poisson" else mean_gap
+    finish()
+
+
+def udp_receiver(cfg: dict[str, Any], out: str) -> None:
+    """Bytes per interval, one-way delay, inter-arrival times and RFC 3550 §6.4.1 jitter
+    (J += (|D| - J)/16 over consecutive arrivals, S and R the send and arrival times)."""
+    t0, interval, duration = cfg["t0"], cfg["interval_s"], cfg["duration_s"]
+    bins = [0] * max(1, int(-(-duration // interval)))
+    owd: list[float] = []
+    gaps: list[float] = []
+    jitter: list[float] = []
+    seen: set[int] = set()
+    state: dict[str, Any] = {"bytes": 0, "bins": bins, "received": 0, "last_byte_s": None, "eof": False}
+
+    def finish(*_: object) -> None:
+        state["unique"] = len(seen)
+        state["owd_ms"] = quantiles(owd)
+        state["interarrival_ms"] = quantiles(gaps)
+        j = quantiles(jitter)
+        state["jitter_ms"] = None if j is None else {k: j[k] for k in ("mean", "p50", "p95", "max")}
+        write_json(out, state)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, finish)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+    s.bind((cfg["dst_addr"], cfg["port"]))
+    prev: tuple[float, float] | None = None
+    j = 0.0
+    while True:
+        data = s.recv(65536)
+        r = time.monotonic()
+        seq, sent = UDP_HEADER.unpack_from(data)
+        t = r - t0
+        state["received"] += 1
+        state["bytes"] += len(data)
+        state["last_byte_s"] = t
+        seen.add(seq)
+        k = int(t // interval)
+        if 0 <= k < len(bins):
+            bins[k] += len(data)
+        owd.append((r - sent) * 1e3)
+        if prev is not None:
+            gaps.append((r - prev[0]) * 1e3)
+            d = (r - prev[0]) - (sent - prev[1])
+            j += (abs(d) * 1e3 - j) / 16
+            jitter.append(j)
+        prev = (r, sent)
+
+
+def quantiles(xs: list[float]) -> dict[str, float] | None:
+    """mean, p50, p95, p99 (type 7), max and count of xs, or None when empty."""
+    if not xs:
+        return None
+    s = sorted(xs)
+
+    def pct(q: float) -> float:
+        h = (len(s) - 1) * q
+        lo = int(h)
+        hi = min(lo + 1, len(s) - 1)
+        return s[lo] + (h - lo) * (s[hi] - s[lo])
+
+    return {"mean": sum(xs) / len(xs), "p50": pct(0.5), "p95": pct(0.95), "p99": pct(0.99), "max": s[-1],
+            "count": len(xs)}
+
+
 def exec_at(cfg: dict[str, Any], _out: str) -> None:
     """Wait until the flow's start, then become `argv` (mptlab-mpquic's client)."""
     delay = cfg["start_s"] - now(cfg["t0"])
@@ -169,7 +278,9 @@ def exec_at(cfg: dict[str, Any], _out: str) -> None:
 def main(argv: list[str]) -> None:
     role, config, out = argv[1], argv[2], argv[3]
     cfg = json.loads(config)
-    {"receiver": receiver, "sender": sender, "exec-at": exec_at}[role](cfg, out)
+    roles = {"receiver": receiver, "sender": sender, "udp-receiver": udp_receiver, "udp-sender": udp_sender,
+             "exec-at": exec_at}
+    roles[role](cfg, out)
 
 
 if __name__ == "__main__":

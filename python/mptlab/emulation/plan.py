@@ -40,7 +40,8 @@ KERNEL_SCHEDULER = {"default": "default"}
 QUIC_SCHEDULER = {"minrtt": "minrtt", "roundrobin": "roundrobin", "redundant": "redundant"}
 QUIC_CC = {"cubic": "cubic", "bbr": "bbr", "bbr2": "bbr3"}
 #: Applications the traffic programs implement, per protocol.
-APPS = {"tcp": ("bulk", "cbr", "file"), "mptcp": ("bulk", "cbr", "file"), "quic": ("bulk", "file")}
+APPS = {"tcp": ("bulk", "cbr", "file"), "mptcp": ("bulk", "cbr", "file"), "quic": ("bulk", "file"),
+        "udp": ("cbr", "poisson")}
 #: First TCP/UDP port of the flows (flow k listens on BASE_PORT + k).
 BASE_PORT = 5201
 #: Namespaces are named `<PREFIX>-<run id>-<n|l><index>`; cleanup finds runs by this prefix.
@@ -163,6 +164,8 @@ class FlowPlan:
     scheduler: str | None
     paths: tuple[PathPlan, ...]
     sack: bool = True
+    #: UDP: datagram payload (bytes).
+    payload: int | None = None
 
 
 @dataclass
@@ -417,7 +420,7 @@ def _flows(
             stop_s=None if f["stop_ns"] is None else f["stop_ns"] / 1e9, app=f["app"],
             cc=f["cc"]["name"] if f.get("cc") else None,
             scheduler=f["scheduler"]["name"] if f.get("scheduler") else None, paths=tuple(paths),
-            sack=tcp_options(f.get("tcp"))[2],
+            sack=tcp_options(f.get("tcp"))[2], payload=(f.get("udp") or {}).get("payload"),
         ))
     for f in flows:
         for g in flows:

@@ -154,9 +154,12 @@ class EmulationSession:
                "port": f.port, "start_s": f.start_s, "stop_s": f.stop_s, "app": f.app,
                "cc": kernel_cc(f.cc) if f.cc else None}
         py = sys.executable
-        self._spawn(self.plan.nodes[f.dst], [py, str(APPS), "receiver", json.dumps(cfg), str(self._out(f, "rx"))])
+        if f.protocol == "udp":
+            cfg |= {"payload": f.payload, "seed": self.plan.seed * 1000 + f.index}
+        rx, tx = ("udp-receiver", "udp-sender") if f.protocol == "udp" else ("receiver", "sender")
+        self._spawn(self.plan.nodes[f.dst], [py, str(APPS), rx, json.dumps(cfg), str(self._out(f, "rx"))])
         time.sleep(0.05)  # the receiver binds before its sender can connect (t0 is LEAD_S away)
-        self._spawn(self.plan.nodes[f.src], [py, str(APPS), "sender", json.dumps(cfg), str(self._out(f, "tx"))])
+        self._spawn(self.plan.nodes[f.src], [py, str(APPS), tx, json.dumps(cfg), str(self._out(f, "tx"))])
 
     def _spawn_quic(self, f: FlowPlan, t0: float) -> None:
         """mptlab-mpquic: a server in the receiving namespace, a client (started at the flow's

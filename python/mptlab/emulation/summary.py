@@ -186,7 +186,7 @@ def _attribute_drops(summ: dict[str, Any], plan: Plan) -> None:
 
     for fs in summ["flows"]:
         f = by_name.get(fs["name"])
-        if f is None:
+        if f is None or f.protocol == "udp":  # UDP counts its losses end to end
             continue
         owner = {(f.name, p.index) for p in f.paths}
         dropped = attributable({d for p in f.paths for d in p.links}, owner)
@@ -217,6 +217,9 @@ def _flow(fs: dict[str, Any], f: FlowPlan, plan: Plan, samples: Samples, res: di
     if f.app["kind"] == "file":
         complete = rx.get("eof") and rx.get("bytes", 0) >= f.app["size"] and rx.get("last_byte_s") is not None
         fs["completion_time_s"] = rx["last_byte_s"] - f.start_s if complete else None
+    if f.protocol == "udp":
+        _udp(fs, rx, res.get("tx") or {})
+        return
     subflows = ([_reported(r) for r in res["paths"]] if "paths" in res
                 else [_subflow(samples, plan, f, p) for p in f.paths])
     sent = [s.get("bytes_sent", 0) for s in subflows]
@@ -226,6 +229,18 @@ def _flow(fs: dict[str, Any], f: FlowPlan, plan: Plan, samples: Samples, res: di
     fs["retransmissions"] = sum(s.get("retrans_total", 0) for s in subflows)
     if not fs.get("paths") and subflows and subflows[0].get("srtt"):
         fs["srtt_ms_mean"] = sum(subflows[0]["srtt"]) / len(subflows[0]["srtt"])
+
+
+def _udp(fs: dict[str, Any], rx: dict[str, Any], tx: dict[str, Any]) -> None:
+    """A UDP flow measured end to end by its own datagrams (apps.py)."""
+    sent = tx.get("sent")
+    fs["sent_packets"] = sent
+    if sent is not None:
+        fs["dropped_packets"] = max(0, sent - rx.get("unique", 0))
+        fs["loss_pct"] = 100.0 * fs["dropped_packets"] / sent if sent else 0.0
+    for key in ("owd_ms", "jitter_ms", "interarrival_ms"):
+        if rx.get(key) is not None:
+            fs[key] = rx[key]
 
 
 def _matches(sock: dict[str, Any], f: FlowPlan, p: PathPlan) -> bool:
