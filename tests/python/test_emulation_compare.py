@@ -90,11 +90,12 @@ def test_metrics_reads_each_comparable_number_under_its_entity_name(lossless):
     assert by_key[("flow:mp/path0", "srtt_ms_mean")].value == flow["paths"][0]["srtt_ms_mean"]
     assert by_key[("link:path2.rev", "throughput_mbps")].value == link["throughput_mbps"]["mean"]
     assert by_key[("link:path2.rev", "queue_pkts_mean")].value == link["queue_pkts_mean"]
-    # A bulk flow has no completion time (null): left out, not 0. Then 3 flow metrics,
-    # 4 per path over 2 paths, 3 per link direction over 8.
+    # A bulk flow has no completion time (null): left out, not 0. Then 6 flow metrics (goodput,
+    # bytes, retransmissions, loss, median one-way delay, mean jitter), 4 per path over 2 paths,
+    # 3 per link direction over 8.
     assert flow["completion_time_s"] is None
     assert ("flow:mp", "completion_time_s") not in by_key
-    assert len(rows) == 3 + 2 * 4 + 8 * 3
+    assert len(rows) == 6 + 2 * 4 + 8 * 3
     assert {r.entity for r in rows if r.entity.startswith("link:")} == {
         f"link:{name}{d}" for name in LINKS for d in ("", ".rev")
     }
@@ -169,7 +170,7 @@ def test_runs_of_a_deterministic_scenario_agree_on_every_metric(lossless):
     """Without random loss the scenario's runs do not depend on the seed: seeds 1 and 2 as
     "sim" and seed 3 as "real" give ratio 1 (or both 0) everywhere."""
     frame = compare("same", [_summary(lossless[1]), _summary(lossless[2])], [_summary(lossless[3])])
-    assert len(frame) == 3 + 2 * 4 + 8 * 3
+    assert len(frame) == 6 + 2 * 4 + 8 * 3
     assert frame["within"].all()
     assert ((frame["ratio"] == 1.0) | ((frame["sim_mean"] == 0) & (frame["emu_mean"] == 0))).all()
     assert (frame["sim_n"] == 2).all() and (frame["emu_n"] == 1).all()

@@ -37,6 +37,9 @@ FLOW_METRICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("bytes_delivered", "bytes", ("bytes_delivered",)),
     ("completion_time_s", "s", ("completion_time_s",)),
     ("retransmissions", "packets", ("retransmissions",)),
+    ("loss_pct", "%", ("loss_pct",)),
+    ("owd_ms_p50", "ms", ("owd_ms", "p50")),
+    ("jitter_ms_mean", "ms", ("jitter_ms", "mean")),
 )
 PATH_METRICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("share", "fraction", ("share",)),
@@ -86,6 +89,18 @@ NOTES: dict[str, str] = {
     ),
     "drops": (
         "real: the tbf queue's tail drops; they follow slow start as retransmissions do (see there)"
+    ),
+    "loss_pct": (
+        "real: UDP end to end (sent − distinct datagrams received); TCP/MPTCP: the drops of queues "
+        "only this flow crosses, over its data segments (null when shared)"
+    ),
+    "owd_ms_p50": (
+        "UDP only: real one-way delay from send and arrival times on one clock (exact percentile); "
+        "the simulator's median comes from a log-linear histogram"
+    ),
+    "jitter_ms_mean": (
+        "RFC 3550 jitter of UDP datagrams; real arrivals carry the process's send-time scheduling "
+        "(sleep granularity, the two cores) on top of the network's"
     ),
     "queue_pkts_mean": (
         "real: the tbf backlog sampled every trace interval and held to the next sample; simulator: "
