@@ -216,8 +216,8 @@ def test_udp_cbr_measures_delay_jitter_and_loss_end_to_end() -> None:
     out = runner.run(text, [("run.duration", "3s")], 1, backend="emulation", series=False)
     assert out.summary is not None
     cbr = next(f for f in out.summary["flows"] if f["name"] == "cbr")
-    # one 1472-byte datagram every 1472*8/4e6 s for 3 s
-    assert abs(cbr["sent_packets"] - 3 * 4e6 / (1472 * 8)) <= 2
+    # one 1500-byte datagram (1472 B of payload) every 1500*8/4e6 s for 3 s, as the simulator
+    assert abs(cbr["sent_packets"] - 3 * 4e6 / (1500 * 8)) <= 2
     assert cbr["dropped_packets"] == cbr["sent_packets"] - cbr["owd_ms"]["count"]
     assert cbr["loss_pct"] == pytest.approx(100 * cbr["dropped_packets"] / cbr["sent_packets"])
     # 12 ms of propagation (1 + 10 + 1 ms) at least, at most that plus a full queue or so

@@ -14,8 +14,9 @@ Applications, as the simulator's (docs/scenarios.md `app`):
 The receiver counts bytes delivered by `recv` per interval of the run (its goodput) and writes
 its JSON when the sender closes or when it gets SIGTERM.
 
-UDP (`udp-sender`, `udp-receiver`): cbr or poisson datagrams of the flow's payload, each carrying
-its sequence number and send time, so the receiver measures one-way delay, inter-arrival times,
+UDP (`udp-sender`, `udp-receiver`): cbr or poisson datagrams of the flow's payload, paced by
+their wire size (payload + 28 B) as the simulator paces them, each carrying its sequence number
+and send time, so the receiver measures one-way delay, inter-arrival times,
 RFC 3550 jitter and (with the sender's count) loss end to end.
 """
 
@@ -185,8 +186,8 @@ def udp_sender(cfg: dict[str, Any], out: str) -> None:
     payload = cfg["payload"]
     pad = bytes(max(0, payload - UDP_HEADER.size))
     app = cfg["app"]
-    size = app.get("write_size") or app.get("message_size") or payload
-    mean_gap = size * 8 / app["rate_bps"]
+    # As the simulator: over UDP the rate counts wire bytes (payload + 28 B of IPv4/UDP headers).
+    mean_gap = (payload + 28) * 8 / app["rate_bps"]
     rng = random.Random(cfg.get("seed", 1))
     stop = cfg["stop_s"] if cfg["stop_s"] is not None else cfg["duration_s"]
     due = cfg["start_s"]

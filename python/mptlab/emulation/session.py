@@ -39,6 +39,8 @@ from mptlab.emulation.summary import Samples, build_summary, build_timeseries
 #: Seconds between starting the traffic programs and t0 (receivers must be listening).
 LEAD_S = 0.5
 APPS = Path(__file__).with_name("apps.py")
+#: Seconds between the end of the run and stopping the receivers.
+DRAIN_S = 0.5
 
 
 class EmulationSession:
@@ -225,6 +227,9 @@ class EmulationSession:
     def _finish(self) -> None:
         self._now = min(time.monotonic() - (self._t0 or 0.0), self.duration_s)
         self._sample()
+        # Let what is in flight arrive (the simulator neither loses nor delivers it): receivers
+        # count only what came within the run, but a datagram still on its way is not lost.
+        time.sleep(DRAIN_S)
         self.samples.final_receivers(self.plan)
         self.close()
         for f in self.plan.flows:
