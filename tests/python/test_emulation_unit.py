@@ -1,6 +1,8 @@
-"""The emulation plan (python/mptlab/emulation/plan.py), without root: what a resolved run becomes
-(namespaces, mechanisms, policy routes, MPTCP endpoints) and what the kernel's lack refuses,
-against a fixed description of the kernel so the expectations do not depend on this machine."""
+"""The emulation's parts that need no root: the plan (python/mptlab/emulation/plan.py: what a
+resolved run becomes — namespaces, mechanisms, policy routes, MPTCP endpoints, TCP options — and
+what the kernel's lack refuses, against a fixed description of the kernel so the expectations do
+not depend on this machine), the `ss` parser, tquic's bins, drop attribution and the summary's
+statistics."""
 
 from __future__ import annotations
 
@@ -149,3 +151,32 @@ def test_drops_are_attributed_only_where_one_flow_crosses_the_queue() -> None:
     _attribute_drops(s, plan)
     assert s["flows"][0]["dropped_packets"] == 8
     assert [p["dropped_packets"] for p in s["flows"][0]["paths"]] == [None, None]
+
+
+SS_OUTPUT = """0      213856 10.0.1.1:36248 10.0.0.2:5201
+\t cubic wscale:10,10 rto:240 rtt:37.018/7.018 mss:1448 pmtu:1500 rcvmss:536 advmss:1448 cwnd:42 ssthresh:37 bytes_sent:1131984 bytes_retrans:1424 bytes_acked:1096385 segs_out:800 segs_in:576 data_segs_out:798 send 13143012bps lastsnd:20 retrans:0/1 minrtt:0.03 tcp-ulp-mptcp flags:Mmec
+ESTAB 0 0 10.0.2.1%e2:40000 10.0.0.2:5201
+\t cubic rtt:12.5/1 mss:1448 cwnd:10 bytes_sent:1448 data_segs_out:1 bytes_received:99
+"""
+
+
+def test_ss_lines_become_subflow_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mptlab.emulation import measure
+
+    monkeypatch.setattr(measure, "sh", lambda *args, **kw: SS_OUTPUT)
+    first, second = measure.sample_sockets("ns")
+    assert first == {"local": "10.0.1.1", "lport": 36248, "remote": "10.0.0.2", "rport": 5201, "srtt_ms": 37.018,
+                     "mss": 1448, "cwnd": 42, "bytes_sent": 1131984, "bytes_retrans": 1424, "bytes_acked": 1096385,
+                     "segs_out": 800, "data_segs_out": 798, "retrans_total": 1, "minrtt_ms": 0.03}
+    assert (second["local"], second["lport"], second["srtt_ms"], second["bytes_received"]) == ("10.0.2.1", 40000, 12.5, 99)
+
+
+def test_tquic_bins_are_spread_over_the_run_intervals() -> None:
+    from mptlab.emulation import quic
+
+    # the server's 100 ms bins start 0.95 s into the run: 1000 B in [0.95, 1.05) is half in each 1 s bin
+    server = {"bins_start_mono": 100.95, "interval_s": 0.1, "interval_bytes": [1000, 500], "total_bytes": 1500,
+              "last_byte_mono": 101.1}
+    rx = quic.receiver(server, t0=100.0, interval=1.0, duration=3.0, size=1500)
+    assert rx["bins"] == pytest.approx([500.0, 1000.0, 0.0])
+    assert rx["eof"] is True and rx["last_byte_s"] == pytest.approx(1.1)
