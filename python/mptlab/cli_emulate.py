@@ -51,9 +51,7 @@ def emulate(
 ) -> None:
     """Run a scenario on the real Linux TCP/MPTCP stack in network namespaces.
 
-    Each node is a namespace, each link a namespace between its ends that shapes the rate (tbf) and
-    holds its queue, and adds delay and loss in user space (mptlab-linkemu). Flows use the
-    kernel's TCP or MPTCP with the scenario's congestion control.
+    A namespace per node, and per link one between its ends that shapes the rate (tbf), holds the queue and adds delay and loss (mptlab-linkemu). Flows use the kernel's TCP or MPTCP with the scenario's congestion control, multipath QUIC through tquic.
     """
     from mptlab.emulation import netns
 
