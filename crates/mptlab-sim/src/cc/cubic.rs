@@ -1,4 +1,5 @@
-//! CUBIC congestion control (RFC 9438) with HyStart++ slow start (RFC 9406, `hystart.rs`).
+//! CUBIC congestion control (RFC 9438) with HyStart++ slow start (RFC 9406, `hystart.rs`) or
+//! Linux's HyStart (`hystart_linux.rs`).
 //!
 //! The model. After a congestion event the window follows a cubic function of the time t since
 //! the current congestion-avoidance stage (the "epoch") began, in segments:
@@ -79,12 +80,16 @@
 //!   CSS); when CSS ends without loss, ssthresh = cwnd, cwnd_prior = cwnd and the epoch starts
 //!   with K = 0, W_max = cwnd_epoch (§4.10). Slow starts after a timeout, and every slow start
 //!   when `hystart` is off, are standard (RFC 5681, RFC 3465 L = 2 as in `reno.rs`) and end only
-//!   at ssthresh or on a loss.
+//!   at ssthresh or on a loss. With `hystart_variant = "linux"`, Linux's `tcp_cubic` HyStart
+//!   (`hystart_linux.rs`) watches every slow start instead (re-armed by a timeout, as Linux
+//!   resets CUBIC then): growth is the standard one, and its ACK-train or delay test ends slow
+//!   start at once (ssthresh = cwnd, the same K = 0 epoch), without CSS.
 //! - K (§4.2, Figure 2) is computed with the signed cube root, so the curve passes through
 //!   cwnd_epoch at t = 0 whatever the sign of W_max − cwnd_epoch.
 //! - Not implemented: spurious-congestion undo (§4.9), ECN (§4.6's ECE case), PRR.
 
 use super::hystart::{self, HyStart};
+use super::hystart_linux::LinuxHyStart;
 use super::options::OptValue;
 use super::{AckEvent, CcParams, CongestionControl, LossEvent, Options};
 use mptlab_engine::time::SECOND;
@@ -98,27 +103,53 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// RFC 9438 §4.3 Reno-friendly region.
     pub reno_friendly: bool,
-    /// RFC 9406 HyStart++ slow-start exit.
+    /// A delay-based slow-start exit (HyStart).
     pub hystart: bool,
+    /// Which one: RFC 9406's HyStart++ (`rfc9406`, the default) or Linux's `tcp_cubic` HyStart
+    /// (`linux`: ACK train and delay against the connection's minimum RTT; `hystart_linux.rs`).
+    pub hystart_variant: HyStartVariant,
     /// RFC 9438 §4.2 C (segments / s^3).
     pub c: f64,
     /// RFC 9438 §4.6 beta_cubic.
     pub beta: f64,
 }
 
+/// The slow-start exit `hystart` turns on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HyStartVariant {
+    Rfc9406,
+    Linux,
+}
+
 impl Default for CubicConfig {
     fn default() -> Self {
-        Self { fast_convergence: true, reno_friendly: true, hystart: true, c: 0.4, beta: 0.7 }
+        Self {
+            fast_convergence: true,
+            reno_friendly: true,
+            hystart: true,
+            hystart_variant: HyStartVariant::Rfc9406,
+            c: 0.4,
+            beta: 0.7,
+        }
     }
 }
 
 impl Options for CubicConfig {
-    const NAMES: &'static [&'static str] = &["fast_convergence", "reno_friendly", "hystart", "c", "beta"];
+    const NAMES: &'static [&'static str] =
+        &["fast_convergence", "reno_friendly", "hystart", "hystart_variant", "c", "beta"];
     fn set(&mut self, key: &str, v: OptValue) -> Result<(), String> {
         match key {
             "fast_convergence" => self.fast_convergence = v.boolean()?,
             "reno_friendly" => self.reno_friendly = v.boolean()?,
             "hystart" => self.hystart = v.boolean()?,
+            "hystart_variant" => {
+                self.hystart_variant = match v.string()? {
+                    "rfc9406" => HyStartVariant::Rfc9406,
+                    "linux" => HyStartVariant::Linux,
+                    other => return Err(format!("unknown HyStart variant `{other}` (valid: rfc9406, linux)")),
+                }
+            }
             "c" => self.c = v.number(0.01, 10.0)?,
             "beta" => self.beta = v.number(0.1, 0.95)?,
             _ => unreachable!("checked against NAMES"),
@@ -197,6 +228,8 @@ pub struct Cubic {
     cwnd: f64,
     ssthresh: u64,
     hystart: HyStart,
+    /// Linux's HyStart, when `hystart_variant = "linux"` (then `hystart` above is off).
+    linux_hystart: LinuxHyStart,
     /// W_max in segments; None while undefined (before any congestion event, or after a timeout
     /// or a lossless HyStart++ exit): the next epoch then starts with K = 0, W_max = cwnd_epoch.
     w_max: Option<f64>,
@@ -221,7 +254,8 @@ impl Cubic {
             state: State::SlowStart,
             cwnd: ((p.initial_cwnd_segments.max(1) as u64 * mss) as f64).min(MAX_CWND),
             ssthresh: u64::MAX,
-            hystart: HyStart::new(cfg.hystart),
+            hystart: HyStart::new(cfg.hystart && cfg.hystart_variant == HyStartVariant::Rfc9406),
+            linux_hystart: LinuxHyStart::new(cfg.hystart && cfg.hystart_variant == HyStartVariant::Linux),
             w_max: None,
             cwnd_prior: 0.0,
             epoch: None,
@@ -384,6 +418,12 @@ impl CongestionControl for Cubic {
                 hystart::Phase::Done => self.end_slow_start_without_loss(),
             }
         }
+        if self.linux_hystart.is_active()
+            && self.in_slow_start()
+            && self.linux_hystart.on_ack(ev, self.window() / self.mss).is_some()
+        {
+            self.end_slow_start_without_loss();
+        }
         if !ev.cwnd_limited {
             // §5.8: no growth, and the curve's clock stops (see the header).
             if self.epoch.is_some() && self.app_limited_since.is_none() {
@@ -437,6 +477,7 @@ impl CongestionControl for Cubic {
         self.w_max = None;
         self.cwnd = self.mss as f64;
         self.hystart.disable();
+        self.linux_hystart.rearm(); // Linux bictcp_reset on CA_EVENT_LOSS
         self.end_epoch();
         self.transition_to(State::SlowStart);
     }
@@ -983,6 +1024,7 @@ mod tests {
             ("fast_convergence", CubicConfig { fast_convergence: false, ..d.clone() }),
             ("reno_friendly", CubicConfig { reno_friendly: false, ..d.clone() }),
             ("hystart", CubicConfig { hystart: false, ..d.clone() }),
+            ("hystart_variant", CubicConfig { hystart_variant: HyStartVariant::Linux, ..d.clone() }),
             ("c", CubicConfig { c: 1.0, ..d.clone() }),
             ("beta", CubicConfig { beta: 0.5, ..d.clone() }),
         ] {

@@ -14,6 +14,7 @@ pub mod coupled;
 #[cfg(test)]
 mod fuzz;
 pub mod hystart;
+pub mod hystart_linux;
 pub mod options;
 pub mod registry;
 
