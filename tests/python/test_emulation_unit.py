@@ -100,6 +100,10 @@ def test_flow_options_the_kernel_cannot_take_are_refused() -> None:
     refuse_unmapped_options(text, [("flows.bulk.cc", "bbr")])  # a plain choice is fine
     with pytest.raises(_core.ScenarioError, match=r"^flows.bulk.cc_options: not applied by the emulation"):
         refuse_unmapped_options(text, [("flows.bulk.cc_options", "{ hystart = false }")])
+    # what Linux's tcp_cubic does anyway is accepted: its own HyStart
+    refuse_unmapped_options(text, [("flows.bulk.cc_options", '{ hystart_variant = "linux" }')])
+    with pytest.raises(_core.ScenarioError, match=r"^flows.bulk.cc_options"):
+        refuse_unmapped_options(text, [("flows.bulk.cc", "bbr"), ("flows.bulk.cc_options", '{ hystart_variant = "linux" }')])
     refuse_unmapped_options(text + "\n[flows.bulk.tcp]\nmin_rto = \"1s\"\ndelayed_ack = { enabled = false }\n", [])
     with pytest.raises(_core.ScenarioError, match=r"^flows.bulk.tcp.send_buffer: not applied"):
         refuse_unmapped_options(text + "\n[flows.bulk.tcp]\nsend_buffer = \"1MB\"\n", [])

@@ -296,19 +296,50 @@ def refuse_unmapped_options(text: str, overrides: list[tuple[str, str]]) -> None
         if not isinstance(table, dict):
             continue
         for k, v in table.items():
+            if k == "cc_options" and _kernels_own(table.get("cc"), v):
+                continue
             if k == "tcp" and isinstance(v, dict):
                 for tk, tv in v.items():
                     inner = tuple(tv) if tk == "delayed_ack" and isinstance(tv, dict) else ("",)
                     keys += [(g, "tcp", tk, ik) for ik in inner]
             else:
                 keys.append((g, k))
-    keys += [tuple(k.split(".")[1:]) for k, _ in overrides if k.startswith("flows.") and k.count(".") >= 2]
+    for k, value in overrides:
+        parts = k.split(".")
+        if k.startswith("flows.") and len(parts) >= 3:
+            if parts[2] == "cc_options" and _kernels_own(_cc_of(flows, overrides, parts[1]), _toml_value(value)):
+                continue
+            keys.append(tuple(parts[1:]))
     for group, key, *rest in keys:
         where = ".".join(x for x in (f"flows.{group}.{key}", *rest) if x)
         if key in UNMAPPED_FLOW_KEYS or (key == "tcp" and not _mapped_tcp(rest)):
             raise ScenarioError(f"{where}: not applied by the emulation (the kernel's controllers, timers and "
                                 f"buffers run with their own settings); valid: leave it out to emulate, or the "
                                 f"tcp options {', '.join(MAPPED_TCP_KEYS)} (delayed_ack: only `enabled`)")
+
+
+def _kernels_own(cc: object, options: object) -> bool:
+    """CUBIC options that describe what Linux's tcp_cubic does anyway: Linux's HyStart."""
+    return (isinstance(cc, str) and cc.lower() == "cubic" and isinstance(options, dict)
+            and options.get("hystart_variant") == "linux" and options.get("hystart", True) is True
+            and set(options) <= {"hystart_variant", "hystart"})
+
+
+def _cc_of(flows: dict[str, Any], overrides: list[tuple[str, str]], group: str) -> object:
+    cc = (flows.get(group) or {}).get("cc")
+    for k, v in overrides:
+        if k == f"flows.{group}.cc":
+            cc = v
+    return cc
+
+
+def _toml_value(value: str) -> object:
+    import tomllib
+
+    try:
+        return tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return value
 
 
 def _mapped_tcp(rest: list[str]) -> bool:
