@@ -12,6 +12,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+import markupsafe
 import pandas as pd
 import pytest
 
@@ -272,7 +273,7 @@ def test_report_html_embeds_tables_and_figures(report):
     assert "two-paths" in html and "10/3 Mbit/s" in html
     assert "<table" in html and "table.data" in html  # the sweep report's stylesheet
     assert "<td>0.5</td>" in html and "<td>1.05</td>" in html
-    assert NOTES["retransmissions"].replace("'", "&#39;") in html
+    assert str(markupsafe.escape(NOTES["retransmissions"])) in html  # escaped as jinja2 escapes
     # Case 1: bars and goodput over time; case 2: bars only.
     assert html.count("data:image/svg+xml;base64,") == 3
     assert "two-paths_goodput.svg" in html and "10_3_Mbit_s_bars.svg" in html
