@@ -70,7 +70,7 @@ def test_delay_or_loss_takes_the_userspace_emulator() -> None:
         ("validate/simult-balanced.toml", [("links.path1.queue.kind", "codel")],
          "links.path1.queue.kind: `codel` needs the kernel's codel qdisc, which this kernel lacks (it has: htb, tbf)"),
         ("wifi-mesh.toml", [], "wifi: station"),
-        ("seed001-lte.toml", [], ".capacity: a time-varying capacity model is not emulated"),
+        ("seed001-lte.toml", [], ".capacity: the `lte` model is not emulated"),
         ("tunnel.toml", [], "tunnels: multipath tunnels cannot be emulated"),
         ("mpquic-two-paths.toml", [("flows.mp.cc", "reno")],
          "flows.mp.cc: `reno` — tquic (mptlab-mpquic) has no such controller; valid: cubic, bbr, bbr2"),
@@ -184,3 +184,17 @@ def test_tquic_bins_are_spread_over_the_run_intervals() -> None:
     rx = quic.receiver(server, t0=100.0, interval=1.0, duration=3.0, size=1500)
     assert rx["bins"] == pytest.approx([500.0, 1000.0, 0.0])
     assert rx["eof"] is True and rx["last_byte_s"] == pytest.approx(1.1)
+
+
+def test_a_capacity_trace_becomes_rate_changes_within_the_run() -> None:
+    plan = plan_of("validate/single-path-cubic.toml", [
+        ("links.access.capacity", '{ model = "trace", times = ["0s", "2s"], rates = ["20Mbps", "5Mbps"], '
+                                  'repeat = true, period = "4s" }'), ("run.duration", "9s")])
+    access = next(link for link in plan.links if link.ab.name == "access")
+    assert [(e["at_ns"] // 10**9, e["rate_bps"] // 10**6) for e in access.ab.events] == [
+        (0, 20), (2, 5), (4, 20), (6, 5), (8, 20)]
+    assert access.ba.events == access.ab.events  # a duplex link's model is on both directions
+    with pytest.raises(_core.ScenarioError, match=r"more often than every 50 ms"):
+        plan_of("validate/single-path-cubic.toml", [
+            ("links.access.capacity", '{ model = "trace", times = ["0s"], rates = ["5Mbps"], repeat = true, '
+                                      'period = "10ms" }')])

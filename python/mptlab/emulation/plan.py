@@ -191,7 +191,7 @@ def build(resolved: dict[str, Any], run_id: str, kernel: KernelFeatures) -> Plan
     _refuse_unsupported(resolved, kernel)
     info = resolved["run"]
     nodes = {n["name"]: f"{PREFIX}-{run_id}-n{i}" for i, n in enumerate(resolved["nodes"])}
-    links = _links(resolved["links"], run_id)
+    links = _links(resolved["links"], run_id, info["duration_ns"])
     by_dir: dict[str, tuple[LinkPlan, bool]] = {}
     for link in links:
         by_dir[link.ab.name] = (link, True)
@@ -224,9 +224,15 @@ def _refuse_unsupported(resolved: dict[str, Any], kernel: KernelFeatures) -> Non
                                 "veth pairs; valid: point-to-point [links] only")
     for link in resolved["links"]:
         name = link["name"]
-        if link.get("capacity"):
-            raise ScenarioError(f"links.{_base(name)}.capacity: a time-varying capacity model is not emulated; "
-                                "valid: a fixed rate")
+        cap = link.get("capacity")
+        if cap and cap.get("model") != "trace":
+            raise ScenarioError(f"links.{_base(name)}.capacity: the `{cap.get('model')}` model is not emulated "
+                                "(its random rates are drawn inside the simulator); valid: a fixed rate or a "
+                                "`trace`")
+        if cap and len(trace_events(cap, resolved["run"]["duration_ns"])) > resolved["run"]["duration_ns"] // MIN_EVENT_GAP_NS:
+            raise ScenarioError(f"links.{_base(name)}.capacity: the trace changes the rate more often than every "
+                                f"{MIN_EVENT_GAP_NS // 1_000_000} ms on average, faster than the emulation applies "
+                                "changes (one `tc` call each); valid: a coarser trace")
         kind = link["queue"]["kind"]
         if kind != "droptail" and kind not in kernel.qdiscs:
             raise ScenarioError(f"links.{_base(name)}.queue.kind: `{kind}` needs the kernel's {kind} qdisc, "
@@ -375,7 +381,7 @@ def _base(direction: str) -> str:
 # --- links ----------------------------------------------------------------------------------
 
 
-def _links(dirs: list[dict[str, Any]], run_id: str) -> list[LinkPlan]:
+def _links(dirs: list[dict[str, Any]], run_id: str, duration_ns: int) -> list[LinkPlan]:
     by_name = {d["name"]: d for d in dirs}
     out: list[LinkPlan] = []
     for d in dirs:
@@ -386,8 +392,8 @@ def _links(dirs: list[dict[str, Any]], run_id: str) -> list[LinkPlan]:
         net = ipaddress.ip_network(f"10.{j // 256}.{j % 256}.0/24")
         hosts = list(net.hosts())
         if_l_a, if_l_b = f"a{j}", f"b{j}"
-        ab = _direction(d, egress=if_l_b)
-        ba = _direction(rev, egress=if_l_a)
+        ab = _direction(d, egress=if_l_b, duration_ns=duration_ns)
+        ba = _direction(rev, egress=if_l_a, duration_ns=duration_ns)
         userspace = any(x.delay_ns > 0 or x.loss.get("model", "none") != "none" for x in (ab, ba))
         out.append(LinkPlan(
             index=j, ns=f"{PREFIX}-{run_id}-l{j}", a=d["from"], b=d["to"],
@@ -398,9 +404,35 @@ def _links(dirs: list[dict[str, Any]], run_id: str) -> list[LinkPlan]:
     return out
 
 
-def _direction(d: dict[str, Any], egress: str) -> Direction:
+#: Capacity traces are applied as rate changes; at most one per this many ns on average.
+MIN_EVENT_GAP_NS = 50_000_000
+
+
+def trace_events(capacity: dict[str, Any], duration_ns: int) -> list[dict[str, Any]]:
+    """A `trace` capacity model as rate events within the run (docs/scenarios.md: the rate becomes
+    rates[i] at times[i], and with a period again at k·period + times[i])."""
+    out = []
+    period = capacity.get("period")
+    k = 0
+    while True:
+        base = k * period if period else 0
+        if base >= duration_ns:
+            break
+        for t, rate in zip(capacity["times"], capacity["rates_bps"]):
+            if base + t < duration_ns:
+                out.append({"at_ns": base + t, "action": "rate", "rate_bps": rate})
+        if not period:
+            break
+        k += 1
+    return out
+
+
+def _direction(d: dict[str, Any], egress: str, duration_ns: int) -> Direction:
+    events = list(d.get("events") or ())
+    if d.get("capacity"):
+        events = sorted(events + trace_events(d["capacity"], duration_ns), key=lambda e: e["at_ns"])
     return Direction(name=d["name"], src=d["from"], dst=d["to"], rate_bps=d["rate_bps"], delay_ns=d["delay_ns"],
-                     queue=d["queue"], loss=d["loss"], egress=egress, events=tuple(d.get("events") or ()))
+                     queue=d["queue"], loss=d["loss"], egress=egress, events=tuple(events))
 
 
 def node_end(link: LinkPlan, node: str) -> tuple[str, str]:
