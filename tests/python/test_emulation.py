@@ -42,7 +42,9 @@ def _why_not() -> str | None:
     return None if probe.returncode == 0 else "ip netns does not work here"
 
 
-pytestmark = pytest.mark.skipif(_why_not() is not None, reason=str(_why_not()))
+#: Why these tests cannot run here (None: they can); asked once per session.
+WHY_NOT = _why_not()
+pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
 
 
 def namespaces() -> set[str]:
