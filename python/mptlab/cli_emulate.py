@@ -12,7 +12,7 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -93,15 +93,12 @@ def run_emulation(scenario: str, seed: int | None, overrides: list[tuple[str, st
                   quiet: bool = False, plots: bool = True):  # type: ignore[no-untyped-def]
     """Validate (exit 2 on a scenario the kernel cannot run, or without root), emulate, write."""
     from mptlab import simulate
-    from mptlab.atomic import write_text
-    from mptlab.emulation.session import emulation_info
+    from mptlab.emulation.session import write_emulation_info
 
     src = _load(scenario)
     try:
         prep = simulate.prepare(src, seed, overrides, backend="emulation")
-    except _core.ScenarioError as e:
-        fail(str(e))
-    except (PermissionError, FileNotFoundError) as e:
+    except (_core.ScenarioError, PermissionError, FileNotFoundError) as e:
         fail(str(e))
     prep.extra_provenance["argv"] = ["mptlab", *sys.argv[1:]]
     prep.extra_provenance["backend"] = "emulation"
@@ -115,7 +112,7 @@ def run_emulation(scenario: str, seed: int | None, overrides: list[tuple[str, st
         raise typer.Exit(130) from None
     except OSError as e:
         fail(f"cannot write results to {str(out_dir)!r}: {e}", EXIT_FAILED)
-    write_text(out_dir / "emulation.json", json.dumps(emulation_info(prep.run.session), indent=2) + "\n")  # type: ignore[arg-type]
+    write_emulation_info(out_dir, prep.run.session)  # type: ignore[arg-type]
     return res
 
 
@@ -142,31 +139,27 @@ def validate(
     from mptlab.emulation.validate import prepare_all, run_all
 
     overrides = _overrides(set_) + _duration(duration)
-    for path in scenarios:
-        _load(str(path))
+    sources = [(path, _load(str(path))) for path in scenarios]
     try:
-        runs = prepare_all(scenarios, list(range(1, seeds + 1)), overrides)
-    except _core.ScenarioError as e:
-        fail(str(e))
-    except (PermissionError, FileNotFoundError) as e:
+        runs = prepare_all(sources, list(range(1, seeds + 1)), overrides)
+    except (_core.ScenarioError, PermissionError, FileNotFoundError) as e:
         fail(str(e))
     signal.signal(signal.SIGTERM, _interrupt)
     try:
-        report = run_all(runs, out, on_run=lambda what: out_console.print(what, highlight=False))
+        report, comparison = run_all(runs, out, on_run=lambda what: out_console.print(what, highlight=False))
     except KeyboardInterrupt:
         print("interrupted: the emulation's namespaces and processes are removed", file=sys.stderr)
         raise typer.Exit(130) from None
     except OSError as e:
         fail(f"cannot write {str(out)!r}: {e}", EXIT_FAILED)
-    _print_ratios(out / "comparison.csv")
+    _print_ratios(comparison)
     out_console.print(f"report: {report}", highlight=False)
 
 
-def _print_ratios(csv: Path) -> None:
-    import pandas as pd
+def _print_ratios(df: Any) -> None:
+    """The mean real/simulated ratio per case and metric of `compare`'s frame."""
     from rich.table import Table
 
-    df = pd.read_csv(csv)
     table = Table(title="real / simulated, per case and metric (mean over entities)")
     for col in ("case", "metric", "ratio", "within 0.9-1.1"):
         table.add_column(col)

@@ -252,19 +252,21 @@ def udp_receiver(cfg: dict[str, Any], out: str) -> None:
         prev = (r, sent)
 
 
+def pct(s: list[float], q: float) -> float:
+    """Percentile q of the ascending, non-empty `s`: linear between closest ranks (type 7, as
+    the simulator's metrics/stats.rs)."""
+    h = (len(s) - 1) * q
+    lo = int(h)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (h - lo) * (s[hi] - s[lo])
+
+
 def quantiles(xs: list[float]) -> dict[str, float] | None:
     """mean, p50, p95, p99 (type 7), max and count of xs, or None when empty."""
     if not xs:
         return None
     s = sorted(xs)
-
-    def pct(q: float) -> float:
-        h = (len(s) - 1) * q
-        lo = int(h)
-        hi = min(lo + 1, len(s) - 1)
-        return s[lo] + (h - lo) * (s[hi] - s[lo])
-
-    return {"mean": sum(xs) / len(xs), "p50": pct(0.5), "p95": pct(0.95), "p99": pct(0.99), "max": s[-1],
+    return {"mean": sum(xs) / len(xs), "p50": pct(s, 0.5), "p95": pct(s, 0.95), "p99": pct(s, 0.99), "max": s[-1],
             "count": len(xs)}
 
 

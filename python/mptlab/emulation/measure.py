@@ -34,12 +34,9 @@ def sample_links(plan: Plan) -> dict[str, LinkSample]:
     out: dict[str, LinkSample] = {}
     for link in plan.links:
         stats = json.loads(sh("tc", "-s", "-j", "-n", link.ns, "qdisc", "show") or "[]")
-        roots = {q.get("dev"): q for q in stats if q.get("root")}
+        roots = {q["dev"]: q for q in stats if q.get("root")}
         for d in (link.ab, link.ba):
-            q = roots.get(d.egress)
-            if q is None:  # older iproute2 prints no "dev": fall back to one query per device
-                q = next(x for x in json.loads(sh("tc", "-s", "-j", "-n", link.ns, "qdisc", "show", "dev",
-                                                  d.egress)) if x.get("root"))
+            q = roots[d.egress]
             out[d.name] = LinkSample(bytes=q["bytes"], packets=q["packets"], drops=q["drops"], qlen=q["qlen"])
     return out
 

@@ -199,11 +199,11 @@ def build_network(plan: Plan) -> None:
 
 def _build_link(plan: Plan, link: LinkPlan) -> None:
     na, nb, nl = plan.nodes[link.a], plan.nodes[link.b], link.ns
-    sh("ip", "link", "add", link.if_node_a, "netns", na, "type", "veth", "peer", "name", link.if_l_a, "netns", nl)
-    sh("ip", "link", "add", link.if_node_b, "netns", nb, "type", "veth", "peer", "name", link.if_l_b, "netns", nl)
-    for ns, dev, addr in ((na, link.if_node_a, link.addr_a), (nb, link.if_node_b, link.addr_b)):
+    sh("ip", "link", "add", link.if_node, "netns", na, "type", "veth", "peer", "name", link.if_l_a, "netns", nl)
+    sh("ip", "link", "add", link.if_node, "netns", nb, "type", "veth", "peer", "name", link.if_l_b, "netns", nl)
+    for ns, dev, addr in ((na, link.if_node, link.addr_a), (nb, link.if_node, link.addr_b)):
         sh("ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev)
-    for ns, dev in ((na, link.if_node_a), (nb, link.if_node_b), (nl, link.if_l_a), (nl, link.if_l_b)):
+    for ns, dev in ((na, link.if_node), (nb, link.if_node), (nl, link.if_l_a), (nl, link.if_l_b)):
         sh("ip", "netns", "exec", ns, "ethtool", "-K", dev, *OFFLOADS_OFF)
         sh("ip", "-n", ns, "link", "set", dev, "up")
     for d in (link.ab, link.ba):

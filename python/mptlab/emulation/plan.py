@@ -24,6 +24,7 @@ same hosts can cross different routers, as the simulator's explicit routes do.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -58,6 +59,7 @@ class KernelFeatures:
     mptcp: bool
 
     @staticmethod
+    @functools.cache
     def read() -> KernelFeatures:
         """Read them from /proc (qdiscs: built-in ones show their `<kind>_enqueue` symbol in
         /proc/kallsyms; a qdisc built as a module that is not loaded is not seen)."""
@@ -113,8 +115,8 @@ class LinkPlan:
     a: str
     b: str
     #: Interface names: in a's and b's namespaces, and L's two sides.
-    if_node_a: str
-    if_node_b: str
+    #: The veth's name in each end node's namespace (the same in both: `e<index>`).
+    if_node: str
     if_l_a: str
     if_l_b: str
     addr_a: str
@@ -385,7 +387,7 @@ def _links(dirs: list[dict[str, Any]], run_id: str, duration_ns: int) -> list[Li
     by_name = {d["name"]: d for d in dirs}
     out: list[LinkPlan] = []
     for d in dirs:
-        if d["name"].endswith(".rev") and d["reverse"] in by_name:
+        if d["name"].endswith(".rev"):
             continue  # planned with its forward direction
         rev = by_name[d["reverse"]]
         j = len(out)
@@ -397,7 +399,7 @@ def _links(dirs: list[dict[str, Any]], run_id: str, duration_ns: int) -> list[Li
         userspace = any(x.delay_ns > 0 or x.loss.get("model", "none") != "none" for x in (ab, ba))
         out.append(LinkPlan(
             index=j, ns=f"{PREFIX}-{run_id}-l{j}", a=d["from"], b=d["to"],
-            if_node_a=f"e{j}", if_node_b=f"e{j}", if_l_a=if_l_a, if_l_b=if_l_b,
+            if_node=f"e{j}", if_l_a=if_l_a, if_l_b=if_l_b,
             addr_a=str(hosts[0]), addr_b=str(hosts[1]), ab=ab, ba=ba,
             mechanism="userspace" if userspace else "bridge",
         ))
@@ -438,8 +440,8 @@ def _direction(d: dict[str, Any], egress: str, duration_ns: int) -> Direction:
 def node_end(link: LinkPlan, node: str) -> tuple[str, str]:
     """(interface, address) of `node` on `link`."""
     if node == link.a:
-        return link.if_node_a, link.addr_a
-    return link.if_node_b, link.addr_b
+        return link.if_node, link.addr_a
+    return link.if_node, link.addr_b
 
 
 # --- flows and routes -----------------------------------------------------------------------
@@ -457,11 +459,11 @@ def _flows(
         last_link, _ = by_dir[first["fwd"][-1]]
         _, dst_addr = node_end(last_link, f["dst"])
         paths = []
+        at_src, at_dst, sack = tcp_options(f.get("tcp"))
         for i, p in enumerate(f["paths"]):
             link0, _ = by_dir[p["fwd"][0]]
             dev, src_addr = node_end(link0, f["src"])
             paths.append(PathPlan(index=i, src_addr=src_addr, dst_addr=dst_addr, links=tuple(p["fwd"]), dev=dev))
-            at_src, at_dst, _ = tcp_options(f.get("tcp"))
             fwd, rev = _hops(p["fwd"], by_dir, src_addr, dst_addr), _hops(p["rev"], by_dir, dst_addr, src_addr)
             fwd[0] = replace(fwd[0], options=at_src)
             rev[0] = replace(rev[0], options=at_dst)
@@ -483,7 +485,7 @@ def _flows(
             stop_s=None if f["stop_ns"] is None else f["stop_ns"] / 1e9, app=f["app"],
             cc=f["cc"]["name"] if f.get("cc") else None,
             scheduler=f["scheduler"]["name"] if f.get("scheduler") else None, paths=tuple(paths),
-            sack=tcp_options(f.get("tcp"))[2], payload=(f.get("udp") or {}).get("payload"),
+            sack=sack, payload=(f.get("udp") or {}).get("payload"),
         ))
     for f in flows:
         for g in flows:

@@ -25,6 +25,7 @@ from typing import Any
 from mptlab import _core
 from mptlab.emulation import binaries, measure, netns, quic
 from mptlab.emulation.plan import (
+    Direction,
     QUIC_CC,
     QUIC_SCHEDULER,
     FlowPlan,
@@ -51,10 +52,10 @@ class EmulationSession:
 
     def __init__(self, text: str, overrides: list[tuple[str, str]], seed: int | None) -> None:
         self.text, self.overrides = text, list(overrides)
-        self.resolved: dict[str, Any] = json.loads(_core.resolve(text, self.overrides, seed))
+        resolved = json.loads(_core.resolve(text, self.overrides, seed))
         self.kernel = KernelFeatures.read()
         refuse_unmapped_options(text, self.overrides)
-        self.plan: Plan = build(self.resolved, secrets.token_hex(3), self.kernel)
+        self.plan: Plan = build(resolved, secrets.token_hex(3), self.kernel)
         netns.require_root()
         self.linkemu = binaries.linkemu() if any(link.mechanism == "userspace" for link in self.plan.links) else None
         self.mpquic = binaries.mpquic() if any(f.protocol == "quic" for f in self.plan.flows) else None
@@ -65,9 +66,14 @@ class EmulationSession:
         self._now = 0.0
         self._done = False
         self._torn_down = False
-        self._events: list[tuple[float, int, str, dict[str, Any]]] = []
+        #: Link events still to apply: (time, link namespace, direction, event), in time order.
+        self._events: list[tuple[float, str, Direction, dict[str, Any]]] = []
         self._down: set[str] = set()
+        self._all_files = all(f.app["kind"] == "file" for f in self.plan.flows)
         self.results: dict[str, Any] = {}
+        #: The simulator's summary of the same run, when the caller has it (`mptlab validate`):
+        #: the emulated summary's template (summary.py), saving a second simulation.
+        self.template: dict[str, Any] | None = None
 
     # --- runner.Session ------------------------------------------------------------------
 
@@ -99,8 +105,8 @@ class EmulationSession:
         try:
             if self._t0 is None:
                 self._start()
-            self._run_until(min(until_s, self.duration_s))
-            if self._now >= self.duration_s - 1e-9 or self._files_done():
+            files_done = self._run_until(min(until_s, self.duration_s))
+            if files_done or self._now >= self.duration_s - 1e-9:
                 self._finish()
         except BaseException:
             self.close()
@@ -131,9 +137,9 @@ class EmulationSession:
         netns.record_pids(self.plan, [p.pid for p in self._procs])
         self.samples.start(self.plan)
         self._events = sorted(
-            ((ev["at_ns"] / 1e9, i, key, ev) for i, link in enumerate(self.plan.links)
-             for key, d in (("ab", link.ab), ("ba", link.ba)) for ev in d.events),
-            key=lambda e: (e[0], e[1], e[2]))
+            ((ev["at_ns"] / 1e9, link.ns, d, ev) for link in self.plan.links for d in (link.ab, link.ba)
+             for ev in d.events),
+            key=lambda e: (e[0], e[1], e[2].name))
         while time.monotonic() < t0:
             time.sleep(0.01)
         self._t0 = t0
@@ -181,18 +187,25 @@ class EmulationSession:
     def _out(self, f: FlowPlan, side: str) -> Path:
         return self.workdir / f"flow-{f.index}-{side}.json"
 
-    def _run_until(self, until_s: float) -> None:
+    def _elapsed(self) -> float:
+        """Wall seconds since the run's start t0 (set by `_start`)."""
         assert self._t0 is not None
+        return time.monotonic() - self._t0
+
+    def _run_until(self, until_s: float) -> bool:
+        """Sleep and sample until `until_s`; True when it stopped because every file arrived."""
         tick = max(self.plan.trace_interval_s, 0.1)
         while True:
-            self._now = min(time.monotonic() - self._t0, self.duration_s)
+            self._now = min(self._elapsed(), self.duration_s)
             self._apply_due_events()
-            if self._now >= until_s or self._files_done():
-                return
+            if self._files_done():
+                return True
+            if self._now >= until_s:
+                return False
             next_tick = (int(self._now / tick) + 1) * tick
             wake = min(next_tick, until_s, self._events[0][0] if self._events else next_tick)
             time.sleep(max(0.0, wake - self._now))
-            self._now = min(time.monotonic() - self._t0, self.duration_s)
+            self._now = min(self._elapsed(), self.duration_s)
             if self._now + 1e-3 >= next_tick:
                 self._sample()
 
@@ -202,30 +215,30 @@ class EmulationSession:
             return
         self.samples.take_links(self.plan, self._now)
         while self._events and self._events[0][0] <= self._now:
-            at, i, key, ev = self._events.pop(0)
-            link = self.plan.links[i]
-            d = link.ab if key == "ab" else link.ba
-            netns.apply_event(link.ns, d, ev["action"], ev.get("rate_bps"), d.name in self._down)
+            _, ns, d, ev = self._events.pop(0)
+            netns.apply_event(ns, d, ev["action"], ev.get("rate_bps"), d.name in self._down)
             if ev["action"] in ("down", "up"):
                 (self._down.add if ev["action"] == "down" else self._down.discard)(d.name)
-            self.samples.events.append((time.monotonic() - (self._t0 or 0.0), d.name, ev["action"], ev.get("rate_bps")))
-        self.samples.take_links(self.plan, time.monotonic() - (self._t0 or 0.0))
+            self.samples.events.append((self._elapsed(), d.name, ev["action"], ev.get("rate_bps")))
+        self.samples.take_links(self.plan, self._elapsed())
 
     def _sample(self) -> None:
         self.samples.take(self.plan, self._now)
 
     def _files_done(self) -> bool:
-        files = [f for f in self.plan.flows if f.app["kind"] == "file"]
-        if len(files) != len(self.plan.flows):
+        """Every flow is a file transfer and every receiver has its file (a kernel receiver
+        writes its report at the end of the file, tquic's server as it goes)."""
+        if not self._all_files:
             return False
-        for f in files:
-            rx = measure.read_json(self._out(f, "rx")) if self._out(f, "rx").exists() else None
+        for f in self.plan.flows:
+            rx = measure.read_json(self._out(f, "rx"))
             if rx is None or (f.protocol == "quic" and rx.get("total_bytes", 0) < f.app["size"]):
                 return False
         return True
 
     def _finish(self) -> None:
-        self._now = min(time.monotonic() - (self._t0 or 0.0), self.duration_s)
+        assert self._t0 is not None
+        self._now = min(self._elapsed(), self.duration_s)
         self._sample()
         # Let what is in flight arrive (the simulator neither loses nor delivers it): receivers
         # count only what came within the run, but a datagram still on its way is not lost.
@@ -237,7 +250,7 @@ class EmulationSession:
             self.results[f.name] = {"rx": rx, "tx": tx}
             if f.protocol == "quic":
                 size = f.app["size"] if f.app["kind"] == "file" else None
-                self.results[f.name] = {"rx": quic.receiver(rx, self._t0 or 0.0, self.plan.interval_s,
+                self.results[f.name] = {"rx": quic.receiver(rx, self._t0, self.plan.interval_s,
                                                             self.plan.duration_s, size),
                                         "tx": tx, "paths": quic.paths(tx, f), "server": rx}
         self.results["_linkemu"] = {str(link.index): measure.read_json(self.workdir / f"linkemu-{link.index}.json")
@@ -260,13 +273,12 @@ class EmulationSession:
         if self._torn_down:
             return
         self._torn_down = True
-        netns.stop_processes([p.pid for p in self._procs])
-        for p in self._procs:
+        netns.remove(self.plan.run_id, self.plan.namespaces(), [p.pid for p in self._procs])
+        for p in self._procs:  # reap them
             try:
                 p.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 pass
-        netns.remove(self.plan.run_id, self.plan.namespaces())
 
     def __del__(self) -> None:
         if getattr(self, "_t0", None) is not None and not getattr(self, "_torn_down", True):
@@ -276,6 +288,13 @@ class EmulationSession:
 def factory(text: str, overrides: list[tuple[str, str]], seed: int | None) -> EmulationSession:
     """`runner.BACKENDS["emulation"]`."""
     return EmulationSession(text, overrides, seed)
+
+
+def write_emulation_info(folder: Path, session: EmulationSession) -> None:
+    """`emulation.json` in a run folder (atomically)."""
+    from mptlab.atomic import write_text
+
+    write_text(folder / "emulation.json", json.dumps(emulation_info(session), indent=2) + "\n")
 
 
 def emulation_info(session: EmulationSession) -> dict[str, Any]:

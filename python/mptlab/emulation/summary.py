@@ -23,6 +23,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from mptlab.emulation import measure
+from mptlab.emulation.apps import pct
 from mptlab.emulation.plan import FlowPlan, PathPlan, Plan
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,14 +78,7 @@ def stats(samples: list[float]) -> dict[str, float | int]:
     n = len(s)
     mean = sum(samples) / n
     var = sum((x - mean) ** 2 for x in samples) / n
-
-    def pct(q: float) -> float:
-        h = (n - 1) * q
-        lo = math.floor(h)
-        hi = min(lo + 1, n - 1)
-        return s[lo] + (h - lo) * (s[hi] - s[lo])
-
-    return {"count": n, "max": s[-1], "mean": mean, "min": s[0], "p50": pct(0.5), "p95": pct(0.95),
+    return {"count": n, "max": s[-1], "mean": mean, "min": s[0], "p50": pct(s, 0.5), "p95": pct(s, 0.95),
             "std": math.sqrt(var)}
 
 
@@ -122,7 +116,10 @@ def _keep(blanked: dict[str, Any], original: dict[str, Any], kind: str) -> None:
 
 
 def template(session: EmulationSession) -> dict[str, Any]:
-    """The simulator's summary of the same run (its keys and the scenario's facts)."""
+    """The simulator's summary of the same run (its keys and the scenario's facts): the one the
+    caller handed over (`session.template`), else a simulation of it."""
+    if session.template is not None:
+        return session.template
     from mptlab import runner
 
     out = runner.run(session.text, session.overrides, session.plan.seed, summary=True, series=False, chunks=1)
@@ -156,8 +153,7 @@ def build_summary(session: EmulationSession) -> dict[str, Any]:
                 ps["dropped_packets"] = sum(f["dropped_packets"] for f in mine)
                 ps["loss_pct"] = 100.0 * ps["dropped_packets"] / ps["sent_packets"] if ps["sent_packets"] else 0.0
     summ["jain_all_flows"] = jain([f["goodput_mbps"]["mean"] for f in summ["flows"] if f.get("goodput_mbps")])
-    summ["backend"] = "emulation"
-    return summ
+    return summ  # `backend` is the runner's to set
 
 
 def _attribute_drops(summ: dict[str, Any], plan: Plan) -> None:
@@ -310,6 +306,16 @@ def counter_at(series: list[tuple[float, float]], t: float) -> float:
     return series[-1][1]
 
 
+def link_mbps(series: list[tuple[float, measure.LinkSample]], plan: Plan) -> list[float]:
+    """A direction's throughput per interval of the run (Mbit/s), from its byte counter sampled
+    at `series`' times and interpolated to the interval edges."""
+    byte_series = [(t, float(s.bytes)) for t, s in series]
+    n = math.ceil(plan.duration_s / plan.interval_s - 1e-9)
+    bins = [counter_at(byte_series, min((k + 1) * plan.interval_s, plan.duration_s))
+            - counter_at(byte_series, k * plan.interval_s) for k in range(n)]
+    return rate_bins(bins, plan.interval_s, plan.duration_s, 0, n)
+
+
 def _link(ls: dict[str, Any], plan: Plan, samples: Samples, emu: dict[str, Any]) -> None:
     name = ls["name"]
     series = _link_counters(samples, name)
@@ -317,7 +323,7 @@ def _link(ls: dict[str, Any], plan: Plan, samples: Samples, emu: dict[str, Any])
         return
     last = series[-1][1]
     lost = _lost(plan, emu, name)
-    ls["packets"], ls["bytes"], ls["queue_drops"] = last.packets, last.bytes, last.drops
+    ls["packets"], ls["bytes"] = last.packets, last.bytes
     down_drops, mean_rate = _events_effect(samples, series, name, plan)
     ls["channel_drops"] = lost
     ls["down_drops"] = down_drops
@@ -327,11 +333,7 @@ def _link(ls: dict[str, Any], plan: Plan, samples: Samples, emu: dict[str, Any])
     ls["drops"] = last.drops + (lost or 0)
     ls["offered_packets"] = last.packets + ls["drops"]
     ls["drop_pct"] = 100.0 * ls["drops"] / ls["offered_packets"] if ls["offered_packets"] else 0.0
-    byte_series = [(t, float(s.bytes)) for t, s in series]
-    n = math.ceil(plan.duration_s / plan.interval_s - 1e-9)
-    bins = [counter_at(byte_series, min((k + 1) * plan.interval_s, plan.duration_s))
-            - counter_at(byte_series, k * plan.interval_s) for k in range(n)]
-    ls["throughput_mbps"] = stats(rate_bins(bins, plan.interval_s, plan.duration_s, 0, n))
+    ls["throughput_mbps"] = stats(link_mbps(series, plan))
     ls["queue_pkts_mean"] = time_weighted_mean([(t, float(s.qlen)) for t, s in series], plan.duration_s)
     ls["queue_pkts_max"] = max(s.qlen for _, s in series)
 
@@ -439,10 +441,8 @@ def build_timeseries(session: EmulationSession) -> dict[str, list[Any]]:
     for link in plan.links:
         for d in (link.ab, link.ba):
             series = _link_counters(samples, d.name)
-            byte_series = [(t, float(s.bytes)) for t, s in series]
-            for k in range(n):
-                a, b = k * plan.interval_s, min((k + 1) * plan.interval_s, plan.duration_s)
-                add("link_mbps", d.name, a, (counter_at(byte_series, b) - counter_at(byte_series, a)) * 8 / (b - a) / 1e6)
+            for k, v in enumerate(link_mbps(series, plan)):
+                add("link_mbps", d.name, k * plan.interval_s, v)
             for t, s in series:
                 add("queue_pkts", d.name, t, s.qlen)
     return cols
