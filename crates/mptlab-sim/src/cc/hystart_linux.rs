@@ -26,6 +26,7 @@
 //! - After a retransmission timeout Linux resets CUBIC (`bictcp_reset`: `found` and `delay_min`
 //!   cleared) and HyStart runs again in the next slow start: `rearm`.
 
+use super::hystart::{self, HyStart};
 use super::AckEvent;
 use mptlab_engine::time::MILLISECOND;
 use mptlab_engine::Time;
@@ -34,11 +35,12 @@ use mptlab_engine::Time;
 pub const LOW_WINDOW: u64 = 16;
 /// `hystart_ack_delta_us`: ACKs at most 2 ms apart belong to one train.
 pub const ACK_DELTA: Time = 2 * MILLISECOND;
-/// `HYSTART_MIN_SAMPLES`.
-pub const MIN_SAMPLES: u32 = 8;
-/// `HYSTART_DELAY_MIN` / `HYSTART_DELAY_MAX`: the clamp of the delay threshold.
-pub const DELAY_MIN: Time = 4 * MILLISECOND;
-pub const DELAY_MAX: Time = 16 * MILLISECOND;
+/// `HYSTART_MIN_SAMPLES`: the same 8 as RFC 9406's N_RTT_SAMPLE.
+pub const MIN_SAMPLES: u32 = hystart::N_RTT_SAMPLE;
+/// `HYSTART_DELAY_MIN` / `HYSTART_DELAY_MAX`: the clamp of the delay threshold, RFC 9406's 4 and
+/// 16 ms (HyStart++ took them from here).
+pub const DELAY_MIN: Time = hystart::MIN_RTT_THRESH;
+pub const DELAY_MAX: Time = hystart::MAX_RTT_THRESH;
 
 #[derive(Clone, Debug)]
 pub struct LinuxHyStart {
@@ -77,7 +79,7 @@ impl LinuxHyStart {
 
     /// The delay test's threshold above `delay_min`.
     pub fn delay_thresh(delay_min: Time) -> Time {
-        (delay_min / 8).clamp(DELAY_MIN, DELAY_MAX)
+        HyStart::rtt_thresh(delay_min) // delay_min / 8 within [DELAY_MIN, DELAY_MAX], as §4.3's RttThresh
     }
 
     /// One ACK in slow start with a window of `cwnd_segments`: Some(test) when it ends slow start.

@@ -60,16 +60,6 @@ impl Hop {
         }
     }
 
-    /// Offer a packet of flow group `group` at `now`; the result says whether it was dropped
-    /// and which events to schedule.
-    #[inline]
-    pub fn enqueue(&mut self, now: Time, handle: Handle, size: u32, proto: Proto, group: u16) -> Enqueued {
-        match self {
-            Hop::PointToPoint(l) => l.enqueue(now, handle, size, proto, group),
-            Hop::Wifi(_) => unreachable!("Wi-Fi packets go to the channel's medium"),
-        }
-    }
-
     /// The packet reaching the far end by `now`, if any, and the next arrival event;
     /// `group_of` gives a lost packet's flow group.
     #[inline]
@@ -221,7 +211,8 @@ mod tests {
         let mut events: Vec<(Time, bool)> = Vec::new(); // (time, is_tx)
         let mut dropped = 0;
         for i in 0..n {
-            let r = h.enqueue(0, Handle(i), 1500, Proto::Tcp, 0);
+            let Hop::PointToPoint(l) = h else { unreachable!("a point-to-point hop") };
+            let r = l.enqueue(0, Handle(i), 1500, Proto::Tcp, 0);
             dropped += r.dropped as u64;
             events.extend(r.arrival_wake.map(|t| (t, false)));
             events.extend(r.tx_wake.map(|t| (t, true)));

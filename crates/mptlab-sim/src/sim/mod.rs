@@ -184,8 +184,12 @@ impl Simulation {
             Some(l) => {
                 // One match on the hop kind: a link takes the packet here, a Wi-Fi direction
                 // hands it to its channel's medium.
-                let Hop::PointToPoint(link) = &mut self.hops[l as usize] else {
-                    return self.wifi_offer(now, l, h, size);
+                let link = match &mut self.hops[l as usize] {
+                    Hop::PointToPoint(link) => link,
+                    Hop::Wifi(w) => {
+                        let port = w.port;
+                        return self.wifi_offer(now, l, port, h, size);
+                    }
                 };
                 let r = link.enqueue(now, h, size, proto, group);
                 if r.dropped {

@@ -8,7 +8,7 @@
 
 use super::{arm, Ev, Simulation};
 use crate::net::dcf::{DcfConfig, Frame, Output, SpatialMedium, STREAM_DCF};
-use crate::net::WifiSpec;
+use crate::net::{WifiPort, WifiSpec};
 use crate::results::{StationSummary, WifiSummary};
 use crate::spec::LinkId;
 use mptlab_engine::timer::Fired;
@@ -48,9 +48,7 @@ impl Channel {
 
 impl Simulation {
     /// Hand packet `h` (of `size` bytes) to Wi-Fi direction `l`'s sending station.
-    pub(super) fn wifi_offer(&mut self, now: Time, l: LinkId, h: Handle, size: u32) {
-        let w = self.hops[l as usize].as_wifi_mut().expect("a Wi-Fi direction");
-        let port = w.port;
+    pub(super) fn wifi_offer(&mut self, now: Time, l: LinkId, port: WifiPort, h: Handle, size: u32) {
         // The medium's events due now run first (their frames may continue elsewhere).
         self.run_channel(now, port.channel as usize);
         let w = self.hops[l as usize].as_wifi_mut().expect("a Wi-Fi direction");
