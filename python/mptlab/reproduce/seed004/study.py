@@ -98,7 +98,8 @@ def topology_json(dep: Deployment, routes: Routes) -> str:
 
 
 def run_plan(plan_text: str, folder: Path, workers: int | None, dask: str | None, progress: bool) -> pd.DataFrame:
-    """Run one plan into `folder` (resumable) and return its `runs` rows."""
+    """Run one plan into `folder` (resumable) and return its `runs` rows (run_key, status, error,
+    wall_s: the columns read here)."""
     from mptlab.sweeps.plan import PlanError, load_plan
     from mptlab.sweeps.progress import SweepProgress
     from mptlab.sweeps.runner import run_sweep
@@ -115,7 +116,7 @@ def run_plan(plan_text: str, folder: Path, workers: int | None, dask: str | None
         raise ReproduceError(f"{folder} holds the runs of another version of this case: remove it or choose another --out") from None
     finally:
         bar.close()
-    return Store(folder).load(timeseries=False).runs.copy()
+    return Store(folder).query("SELECT run_key, status, error, wall_s FROM runs ORDER BY point, seed")
 
 
 def read_run(folder: Path, run_key: str, nodes: int) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
