@@ -124,10 +124,11 @@ def read_run(folder: Path, run_key: str, nodes: int) -> tuple[dict[str, Any], pd
     summary = json.loads((folder / "summaries" / f"{run_key}.json").read_text(encoding="utf-8"))
     ts_path = folder / "timeseries" / f"{run_key}.parquet"
     ts = pd.read_parquet(ts_path) if ts_path.is_file() else None
-    m = run_metrics(summary, nodes)
+    lat = latency_quantiles(summary.get("data_owd_cdf_ms"))
+    m = run_metrics(summary, nodes, lat)
     curve = delivery_over_time(ts)
     m["early_delivery_pct"] = early_delivery(curve)
-    return m, latency_quantiles(summary.get("data_owd_cdf_ms")), curve
+    return m, lat, curve
 
 
 def case_summary(runs: pd.DataFrame) -> pd.DataFrame:
