@@ -138,10 +138,9 @@ def case_summary(runs: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["profile", "case", "variant", "runs", "ok", "censored", *MEAN_COLUMNS])
     if "profile" not in runs.columns:
         runs = runs.assign(profile=DEFAULT_PROFILE)
-    ok = runs[runs["status"] == "ok"]
     rows = []
     for (profile, case, variant), g in runs.groupby(["profile", "case", "variant"], sort=False):
-        o = ok[(ok["profile"] == profile) & (ok["case"] == case) & (ok["variant"] == variant)]
+        o = g[g["status"] == "ok"]
         row: dict[str, Any] = {"profile": profile, "case": case, "variant": variant, "runs": len(g), "ok": len(o),
                                "censored": int(o["censored"].sum()) if "censored" in o else 0}
         for col in MEAN_COLUMNS:
