@@ -36,14 +36,13 @@ import pandas as pd
 
 from mptlab.reproduce.common import BANDS_PCT, FAILS, HOLDS, NOT_COMPARABLE, within
 from mptlab.reproduce.seed004.metrics import generation_floor
-from mptlab.reproduce.seed004.plans import CASES
+from mptlab.reproduce.seed004.plans import CASES, LABELS
 
 P, C = "P-MPTCP", "C-MPTCP"
 #: "up to X %" holds within this many percent of X.
 UP_TO_BAND = 50
 #: "approaches the generation floor": completion <= floor x this.
 FLOOR_FACTOR = 1.25
-LABELS = {c.name: c.label for c in CASES}
 METRICS = {"tx": ("tcp_segments", "TCP data + ACK segments"), "time": ("completion_s", "completion time, s"),
            "tput": ("throughput_kbps", "throughput, kbit/s")}
 

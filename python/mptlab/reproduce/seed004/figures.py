@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mptlab.reproduce.seed004.plans import CASES
+from mptlab.reproduce.seed004.plans import CASES, LABELS
 
 COLORS = {"C-MPTCP": "#d62728", "P-MPTCP": "#1f77b4"}
 BARS = (("tcp_segments", "tcp_packet_transmissions", "TCP data + ACK transmissions"),
@@ -44,7 +44,6 @@ def draw_figures(summ: pd.DataFrame, published: pd.DataFrame, latency: pd.DataFr
     files: list[Path] = []
     fig_dir.mkdir(parents=True, exist_ok=True)
     cases = [c.name for c in CASES if not summ.empty and (summ["case"] == c.name).any()]
-    labels = {c.name: c.label for c in CASES}
     if cases:
         fig, axes = plt.subplots(1, 3, figsize=(13.0, 3.8), layout="constrained")
         x = np.arange(len(cases))
@@ -54,7 +53,7 @@ def draw_figures(summ: pd.DataFrame, published: pd.DataFrame, latency: pd.DataFr
                 pub = [published_value(published, c, variant, metric) for c in cases]
                 ax.bar(x + (2 * k - 1.5) * 0.2, sim, 0.2, color=COLORS[variant], label=f"{variant} simulated")
                 ax.bar(x + (2 * k - 0.5) * 0.2, pub, 0.2, color=COLORS[variant], alpha=0.35, hatch="//", label=f"{variant} published")
-            ax.set_xticks(x, [labels[c] for c in cases], rotation=35, ha="right", fontsize=7)
+            ax.set_xticks(x, [LABELS[c] for c in cases], rotation=35, ha="right", fontsize=7)
             ax.set_title(title, fontsize=9)
         axes[0].legend(fontsize=7)
         files += save(fig, fig_dir / "bars")
@@ -70,7 +69,7 @@ def draw_figures(summ: pd.DataFrame, published: pd.DataFrame, latency: pd.DataFr
                 mean = s.groupby("q")["latency_ms"].mean()  # the quantile function averaged over seeds
                 ax.plot(mean.to_numpy() / 1000.0, mean.index.to_numpy(), color=COLORS[variant], label=variant)
             ax.set_xscale("symlog", linthresh=0.01)
-            ax.set_title(labels[c], fontsize=9)
+            ax.set_title(LABELS[c], fontsize=9)
             ax.set_xlabel("data packet latency (s)", fontsize=8)
         axes[0][0].set_ylabel("CDF")
         axes[0][0].legend(fontsize=7)
@@ -83,7 +82,7 @@ def draw_figures(summ: pd.DataFrame, published: pd.DataFrame, latency: pd.DataFr
             for variant in ("C-MPTCP", "P-MPTCP"):
                 s = curves[(curves["case"] == c) & (curves["variant"] == variant)].groupby("t_s")["delivery_pct"].mean()
                 ax.plot(s.index, s.to_numpy(), color=COLORS[variant], label=variant)
-            ax.set_title(labels[c], fontsize=9)
+            ax.set_title(LABELS[c], fontsize=9)
             ax.set_xlabel("time (s)", fontsize=8)
         axes[0][0].set_ylabel("per-hop delivery rate (%)")
         axes[0][0].legend(fontsize=7)
@@ -92,7 +91,7 @@ def draw_figures(summ: pd.DataFrame, published: pd.DataFrame, latency: pd.DataFr
     for c in cases:
         path = out / "topologies" / f"{c}-s1.json"
         if path.is_file():
-            files += _topology(json.loads(path.read_text(encoding="utf-8")), labels[c], fig_dir / f"topology-{c}")
+            files += _topology(json.loads(path.read_text(encoding="utf-8")), LABELS[c], fig_dir / f"topology-{c}")
     return files
 
 

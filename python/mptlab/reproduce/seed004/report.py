@@ -14,7 +14,7 @@ import pandas as pd
 
 from mptlab.reproduce.common import FAILS, HOLDS, NOT_COMPARABLE, markdown_table
 from mptlab.reproduce.seed004.figures import published_value
-from mptlab.reproduce.seed004.plans import CASES
+from mptlab.reproduce.seed004.plans import LABELS
 
 CHOICES = [
     "Deployments (A11): uniform random positions from numpy's seeded Generator (seed = run seed; a disconnected draw is "
@@ -52,12 +52,12 @@ def _f(v: Any, nd: int = 1) -> str:
     return f"{x:.{nd}f}"
 
 
-def _cases_row(ctx: dict[str, Any], r: Any, labels: dict[str, str], full: bool) -> list[Any]:
+def _cases_row(ctx: dict[str, Any], r: Any, full: bool) -> list[Any]:
     """One row of a cases table: all columns (`full`) or those of the sensitivity table."""
     tx = f"{_f(r.tcp_segments, 0)} ({_f(published_value_safe(ctx, r.case, r.variant, 'tcp_packet_transmissions'), 0)})"
     done = f"{_f(r.completion_s)} ({_f(published_value_safe(ctx, r.case, r.variant, 'completion_time'))})"
     tput = f"{_f(r.throughput_kbps)} ({_f(published_value_safe(ctx, r.case, r.variant, 'throughput'))})"
-    head = [labels.get(r.case, r.case), r.variant, f"{r.ok}/{r.runs}", r.censored, tx]
+    head = [LABELS.get(r.case, r.case), r.variant, f"{r.ok}/{r.runs}", r.censored, tx]
     if full:
         return head + [_f(r.hop_transmissions, 0), _f(r.mac_attempts, 0), done, tput, _f(r.hop_delivery_pct, 2),
                        _f(r.early_delivery_pct, 1), _f(r.latency_p50_ms, 1)]
@@ -72,7 +72,6 @@ def _verdict_counts(claims: pd.DataFrame) -> str:
 def sensitivity_section(ctx: dict[str, Any], sens: dict[str, Any], claims: pd.DataFrame) -> list[str]:
     """report.md's section on the "paper-rto" set: its cases beside the published numbers and
     its findings (claims_paper_rto.csv) beside the default set's verdicts (`claims`)."""
-    labels = {c.name: c.label for c in CASES}
     summ, rto_claims = sens["summ"], sens["claims"]
     main = dict(zip(claims["item"], claims["verdict"]))
     changed = [c.item for c in rto_claims.itertuples() if main.get(c.item) != c.verdict]
@@ -85,7 +84,7 @@ def sensitivity_section(ctx: dict[str, Any], sens: dict[str, Any], claims: pd.Da
              "judged by the same tests on this set.", ""]
     if summ.empty:
         return lines + ["No run of this set finished.", ""]
-    lines += [markdown_table([_cases_row(ctx, r, labels, False) for r in summ.itertuples()],
+    lines += [markdown_table([_cases_row(ctx, r, False) for r in summ.itertuples()],
                              ["case", "variant", "ok", "censored", "TCP segments (a)", "completion s", "throughput kbit/s",
                               "delivery %", "median latency ms"], "llrrrrrrr"),
               f"Verdicts on this set: {_verdict_counts(rto_claims)}; {len(changed)} differ from the default set"
@@ -120,15 +119,14 @@ def render(ctx: dict[str, Any], summ: pd.DataFrame, shares: pd.DataFrame, table:
               markdown_table([[t.case, t.seed, t.draws, _f(t.mean_hops, 2), t.max_rank, _f(t.paths_per_node, 2), t.g5]
                               for t in topologies.itertuples()],
                              ["case", "seed", "draws", "mean path hops", "max rank", "paths per node", "5G node"], "lrrrrrl")]
-    labels = {c.name: c.label for c in CASES}
-    rows = [_cases_row(ctx, r, labels, True) for r in summ.itertuples()]
+    rows = [_cases_row(ctx, r, True) for r in summ.itertuples()]
     lines += ["## Cases (simulated, published in brackets)" + (", default TCP RTO" if sensitivity is not None else ""), "",
               markdown_table(rows, ["case", "variant", "ok", "censored", "TCP segments (a)", "hop tx (b)", "MAC attempts (c)",
                                     "completion s", "throughput kbit/s", "delivery %", "early %", "median latency ms"],
                              "llrrrrrrrrrr")]
     if not shares.empty:
         lines += ["## Latency: share of packets P-MPTCP delivers faster", "",
-                  markdown_table([[labels.get(s.case, s.case), s.seeds, _f(s.share_faster_pct, 0)] for s in shares.itertuples()],
+                  markdown_table([[LABELS.get(s.case, s.case), s.seeds, _f(s.share_faster_pct, 0)] for s in shares.itertuples()],
                                  ["case", "seeds", "share %"], "lrr")]
     res = table[table["kind"] == "result"]
     band_counts = res["band"].value_counts()
