@@ -54,9 +54,10 @@ def _f(v: Any, nd: int = 1) -> str:
 
 def _cases_row(ctx: dict[str, Any], r: Any, full: bool) -> list[Any]:
     """One row of a cases table: all columns (`full`) or those of the sensitivity table."""
-    tx = f"{_f(r.tcp_segments, 0)} ({_f(published_value_safe(ctx, r.case, r.variant, 'tcp_packet_transmissions'), 0)})"
-    done = f"{_f(r.completion_s)} ({_f(published_value_safe(ctx, r.case, r.variant, 'completion_time'))})"
-    tput = f"{_f(r.throughput_kbps)} ({_f(published_value_safe(ctx, r.case, r.variant, 'throughput'))})"
+    pub = ctx["published"]
+    tx = f"{_f(r.tcp_segments, 0)} ({_f(published_value(pub, r.case, r.variant, 'tcp_packet_transmissions'), 0)})"
+    done = f"{_f(r.completion_s)} ({_f(published_value(pub, r.case, r.variant, 'completion_time'))})"
+    tput = f"{_f(r.throughput_kbps)} ({_f(published_value(pub, r.case, r.variant, 'throughput'))})"
     head = [LABELS.get(r.case, r.case), r.variant, f"{r.ok}/{r.runs}", r.censored, tx]
     if full:
         return head + [_f(r.hop_transmissions, 0), _f(r.mac_attempts, 0), done, tput, _f(r.hop_delivery_pct, 2),
@@ -163,12 +164,3 @@ def render(ctx: dict[str, Any], summ: pd.DataFrame, shares: pd.DataFrame, table:
         lines += ["## Failed runs", ""] + [f"- {f}" for f in ctx["failed"]] + [""]
     return "\n".join(lines) + "\n"
 
-
-def published_value_safe(ctx: dict[str, Any], case: str, variant: str, metric: str) -> float:
-    pub = ctx.get("published")
-    if pub is None:
-        return float("nan")
-    try:
-        return published_value(pub, case, variant, metric)
-    except StopIteration:
-        return float("nan")
