@@ -214,15 +214,15 @@ def test_cases_and_plans() -> None:
 
 
 def _summary(complete: bool = True) -> dict:
-    flows = [{"name": f"n{i}", "bytes_delivered": 100_000 if complete or i == 1 else 99_000, "completion_s": 20.0 + i,
-              "data_packets_sent": 110, "ack_packets_sent": 40, "owd_ms": {"count": 100, "p50": 10.0 * i, "p95": 20.0 * i, "p99": 30.0 * i,
-                                                                           "max": 40.0 * i}} for i in (1, 2)]
+    flows = [{"name": f"n{i}", "bytes_delivered": 100_000 if complete or i == 1 else 99_000, "completion_time_s": 20.0 + i,
+              "sent_packets": 110, "ack_packets_sent": 40, "owd_ms": {"count": 100, "p50": 10.0 * i, "p95": 20.0 * i, "p99": 30.0 * i,
+                                                                      "max": 40.0 * i}} for i in (1, 2)]
     if not complete:
-        flows[1]["completion_s"] = None
-    links = [{"name": "mesh:n1>dc", "packets": 300, "offered_packets": 300, "drops": 0, "mac_attempts": 330, "mac_retries": 30,
-              "mac_drops": 3},
-             {"name": "mesh:n2>n1", "packets": 100, "offered_packets": 100, "drops": 1, "mac_attempts": 120, "mac_retries": 20,
-              "mac_drops": 1}]
+        flows[1]["completion_time_s"] = None
+    links = [{"name": "mesh:n1>dc", "packets": 300, "offered_packets": 300, "drops": 3,
+              "mac": {"attempts": 330, "retries": 30, "retry_drops": 3}},
+             {"name": "mesh:n2>n1", "packets": 100, "offered_packets": 100, "drops": 1,
+              "mac": {"attempts": 120, "retries": 20, "retry_drops": 1}}]
     return {"flows": flows, "links": links}
 
 
@@ -233,24 +233,21 @@ def test_run_metrics_from_a_summary() -> None:
     assert m["throughput_kbps"] == pytest.approx(2 * 100 * 8000 / 22.0 / 1000)
     assert m["tcp_segments"] == 300 and m["data_segments"] == 220 and m["ack_segments"] == 80
     assert m["hop_transmissions"] == 400 and m["mac_attempts"] == 450 and m["mac_retries"] == 50 and m["mac_drops"] == 4
-    assert m["hop_delivery_pct"] == pytest.approx(100 * (1 - 4 / 400))  # per link max(drops, mac_drops): 3 + 1
-    assert m["latency_exact"] is False
+    assert m["hop_delivery_pct"] == pytest.approx(100 * (1 - 4 / 400))  # drops: 3 + 1
     c = run_metrics(_summary(complete=False), nodes=2)
     assert c["censored"] and math.isnan(c["completion_s"]) and math.isnan(c["throughput_kbps"]) and c["delivered_packets"] == 199
 
 
-def test_latency_quantiles_exact_from_samples_and_mixed_from_stats() -> None:
-    q = latency_quantiles([{"latency_ms": [1.0, 2.0, 3.0]}, {"latency_ms": [4.0, 5.0]}])
-    assert q["exact"].all() and q.loc[q["q"] == 0.5, "latency_ms"].item() == 3.0 and q["latency_ms"].iloc[-1] == 5.0
-    one = latency_quantiles([{"owd_ms": {"count": 10, "p50": 10.0, "p95": 20.0, "p99": 30.0, "max": 40.0}}])
-    assert one.loc[one["q"] == 0.5, "latency_ms"].item() == pytest.approx(10.0)
-    assert one.loc[one["q"] == 0.95, "latency_ms"].item() == pytest.approx(20.0)
-    # two equal-count flows, one twice the other's latency: the pooled median is between them
-    two = latency_quantiles([{"owd_ms": {"count": 10, "p50": 10.0, "p95": 20.0, "p99": 30.0, "max": 40.0}},
-                             {"owd_ms": {"count": 10, "p50": 20.0, "p95": 40.0, "p99": 60.0, "max": 80.0}}])
-    med = two.loc[two["q"] == 0.5, "latency_ms"].item()
-    assert 10.0 < med < 20.0 and two["latency_ms"].is_monotonic_increasing
-    assert latency_quantiles([]).empty
+def test_latency_quantiles_from_the_pooled_cdf() -> None:
+    levels = np.round(np.linspace(0, 1, 101), 2)
+    pooled = {"count": 10, "mean": 12.0, "quantiles": np.interp(levels, [0.0, 0.5, 0.95, 0.99, 1.0], [0.0, 10.0, 20.0, 30.0, 40.0]).tolist()}
+    q = latency_quantiles(pooled)
+    assert q["exact"].all() and q["q"].tolist() == levels.tolist() and q["latency_ms"].is_monotonic_increasing
+    assert q.loc[q["q"] == 0.5, "latency_ms"].item() == pytest.approx(10.0)
+    assert q.loc[q["q"] == 0.95, "latency_ms"].item() == pytest.approx(20.0)
+    assert q["latency_ms"].iloc[-1] == 40.0
+    assert run_metrics({**_summary(), "data_owd_cdf_ms": pooled}, nodes=2)["latency_p50_ms"] == pytest.approx(10.0)
+    assert latency_quantiles(None).empty and latency_quantiles({"count": 0, "mean": 0.0, "quantiles": []}).empty
 
 
 def test_share_faster_counts_levels_where_p_is_below_c() -> None:
@@ -262,7 +259,7 @@ def test_share_faster_counts_levels_where_p_is_below_c() -> None:
 
 
 def test_delivery_over_time_bins_and_the_early_minimum() -> None:
-    ts = pd.DataFrame({"series": ["mac_frames"] * 4 + ["mac_drops"] * 2, "entity": ["a", "b", "a", "a", "a", "a"],
+    ts = pd.DataFrame({"series": ["wifi_frames"] * 4 + ["wifi_drops"] * 2, "entity": ["a", "b", "a", "a", "a", "a"],
                        "t_s": [0.0, 0.5, 1.0, 12.0, 0.2, 12.0], "value": [50.0, 50.0, 100.0, 100.0, 12.0, 50.0]})
     curve = delivery_over_time(ts)
     assert curve["t_s"].tolist() == [0.0, 1.0, 12.0] and curve["delivery_pct"].tolist() == [88.0, 100.0, 50.0]

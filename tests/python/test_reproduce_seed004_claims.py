@@ -188,10 +188,10 @@ def test_models_and_figures_and_report_without_the_simulator(published: pd.DataF
     assert (shares["share_faster_pct"] == 100.0).all()
     table, verdicts = comparison(summ, shares, published), claims(summ, shares)
     ctx = {"command": "x", "version": "0", "reference": "ref", "ok": 14, "total": 14, "runs": 1, "cases": [c.name for c in P.CASES],
-           "elapsed_s": 1.0, "dask": None, "range_m": 100.0, "duration": "200s", "latency_exact": False, "has_curves": False,
+           "elapsed_s": 1.0, "dask": None, "range_m": 100.0, "duration": "200s", "has_curves": False,
            "published": published, "figures": ["figures/bars.png"], "failed": []}
     text = render(ctx, summ, shares, table, verdicts, topo, m)
-    assert "APPROXIMATE" in text and "| square-center 50 | C-MPTCP |" in text and "11998 (11998)" in text
+    assert "| square-center 50 | C-MPTCP |" in text and "11998 (11998)" in text
     assert f"Verdicts: {(verdicts['verdict'] == HOLDS).sum()} HOLDS" in text
 
 
@@ -217,12 +217,15 @@ def test_reproduce_pipeline_with_a_stand_in_for_the_sweep(published: pd.DataFram
         seen.append((plan["name"], len(scen["flows"])))
         # the stand-in's paper-RTO runs: P completes after C (60 s against 50 s), the default runs: P first
         done = (60.0 if p else 50.0) if rto else (15.0 if p else 30.0)
-        flows = [{"name": n, "bytes_delivered": 100_000, "completion_s": done + i / 10,
-                  "data_packets_sent": 100, "ack_packets_sent": 30 if p else 50,
+        flows = [{"name": n, "bytes_delivered": 100_000, "completion_time_s": done + i / 10,
+                  "sent_packets": 100, "ack_packets_sent": 30 if p else 50,
                   "owd_ms": {"count": 100, "p50": 10.0 if p else 20.0, "p95": 30.0, "p99": 40.0, "max": 50.0}}
                  for i, n in enumerate(scen["flows"])]
+        # the pooled delay: P's quantiles below C's
+        owd = {"count": 100 * len(flows), "mean": 20.0 if p else 30.0,
+               "quantiles": ((5.0 if p else 10.0) + 40.0 * np.linspace(0.0, 1.0, 101)).tolist()}
         (folder / "summaries").mkdir(parents=True, exist_ok=True)
-        (folder / "summaries" / "k1.json").write_text(json.dumps({"flows": flows, "links": []}))
+        (folder / "summaries" / "k1.json").write_text(json.dumps({"flows": flows, "links": [], "data_owd_cdf_ms": owd}))
         return pd.DataFrame([{"run_key": "k1", "status": "ok", "error": None, "wall_s": 0.1}])
 
     monkeypatch.setattr(study, "run_plan", fake_run_plan)

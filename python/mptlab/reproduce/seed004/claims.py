@@ -36,14 +36,13 @@ import pandas as pd
 
 from mptlab.reproduce.common import BANDS_PCT, FAILS, HOLDS, NOT_COMPARABLE, within
 from mptlab.reproduce.seed004.metrics import generation_floor
-from mptlab.reproduce.seed004.plans import CASES
+from mptlab.reproduce.seed004.plans import CASES, LABELS
 
 P, C = "P-MPTCP", "C-MPTCP"
 #: "up to X %" holds within this many percent of X.
 UP_TO_BAND = 50
 #: "approaches the generation floor": completion <= floor x this.
 FLOOR_FACTOR = 1.25
-LABELS = {c.name: c.label for c in CASES}
 METRICS = {"tx": ("tcp_segments", "TCP data + ACK segments"), "time": ("completion_s", "completion time, s"),
            "tput": ("throughput_kbps", "throughput, kbit/s")}
 
@@ -165,22 +164,34 @@ def g5_floor(d: Data) -> Result:
     return _v(t <= FLOOR_FACTOR * floor), f"{t:.1f} s", f"generation floor {floor:.1f} s; near = within {100 * (FLOOR_FACTOR - 1):.0f} %"
 
 
+def _rel(new: float, old: float, up: bool) -> float:
+    """`new` against `old` in percent of `old`: the increase (`up`) or the reduction."""
+    return 100.0 * ((new - old) / old if up else (old - new) / old)
+
+
 def _gain(d: Data, case: str, key: str) -> float:
+    """P-MPTCP's gain over C-MPTCP in one case: percent of C (METRICS `key`), or percentage
+    points of per-hop delivery ("deliv")."""
     if key == "deliv":
         return d.get(case, P, "hop_delivery_pct") - d.get(case, C, "hop_delivery_pct")
     col = METRICS[key][0]
-    p, c = d.get(case, P, col), d.get(case, C, col)
-    return 100.0 * ((p - c) / c if key == "tput" else (c - p) / c)
+    return _rel(d.get(case, P, col), d.get(case, C, col), key == "tput")
+
+
+def _gains(d: Data, key: str) -> dict[str, float]:
+    """_gain of every case that has both variants, by case name."""
+    gains = {}
+    for c in CASES:
+        try:
+            gains[c.name] = _gain(d, c.name, key)
+        except Missing:
+            continue
+    return gains
 
 
 def up_to(key: str, published: float, note: str = "") -> Test:
     def test(d: Data) -> Result:
-        gains = {}
-        for c in CASES:
-            try:
-                gains[c.name] = _gain(d, c.name, key)
-            except Missing:
-                continue
+        gains = _gains(d, key)
         if not gains:
             raise Missing("no case with both variants")
         best = max(gains, key=lambda k: gains[k])
@@ -271,45 +282,33 @@ def _cases_of(row: pd.Series) -> list[str]:
     return [c.name for c in CASES if c.deployment == dep and c.nodes in nodes and c.has_5g in g5s]
 
 
-def _rel(new: float, old: float, up: bool) -> float:
-    return 100.0 * ((new - old) / old if up else (old - new) / old)
-
-
 def simulated_value(row: pd.Series, d: Data) -> float:
     """The simulated counterpart of one published row; Missing when there is none to give."""
     metric, variant = str(row["metric"]), str(row["variant"])
     if row["deployment"] == "conclusion":
         key = {"max_tcp_packet_transmission_reduction": "tx", "max_data_delivery_time_reduction": "time",
                "max_throughput_improvement": "tput", "max_data_delivery_rate_increase": "deliv"}[metric]
-        gains = []
-        for c in CASES:
-            try:
-                gains.append(_gain(d, c.name, key))
-            except Missing:
-                pass
+        gains = _gains(d, key)
         if not gains:
             raise Missing("no case")
-        return max(gains)
+        return max(gains.values())
     cases = _cases_of(row)
     if not cases or row["deployment"] == "settings":
         raise Missing("input")
     col = {"tcp_packet_transmissions": "tcp_segments", "completion_time": "completion_s", "throughput": "throughput_kbps",
            "data_packet_delivery_rate": "hop_delivery_pct", "initial_data_packet_delivery_rate": "early_delivery_pct",
-           "total_data_packets": "delivered_packets"}
+           "total_data_packets": "delivered_packets", "overall_data_packet_delivery_rate_lower_bound": "hop_delivery_pct"}
     case = cases[0]
     if metric in col:
         variants = [C, P] if variant in ("both", "all") else [variant]
         return min(d.get(c, v, col[metric]) for c in cases for v in variants)
-    if metric == "overall_data_packet_delivery_rate_lower_bound":
-        return min(d.get(c, v, "hop_delivery_pct") for c in cases for v in (C, P))
     if metric.startswith("share_of_data_packets_delivered"):
         return float(np.mean([d.share(c) for c in cases]))
     if metric == "data_packet_delivery_rate_improvement":
         return _gain(d, case, "deliv")
-    base = {"tcp_packet_transmissions_reduction": ("tx", False), "completion_time_reduction": ("time", False),
-            "throughput_improvement": ("tput", True)}
+    base = {"tcp_packet_transmissions_reduction": "tx", "completion_time_reduction": "time", "throughput_improvement": "tput"}
     if metric in base:
-        return _gain(d, case, base[metric][0])
+        return _gain(d, case, base[metric])
     vs = {"tcp_packet_transmissions_reduction_vs_no_5g": ("tcp_segments", False),
           "completion_time_reduction_vs_no_5g": ("completion_s", False), "throughput_improvement_vs_no_5g": ("throughput_kbps", True)}
     if metric in vs:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mptlab.reproduce.seed004.plans import CASES
+from mptlab.reproduce.seed004.plans import CASES, LABELS
 
 COLORS = {"C-MPTCP": "#d62728", "P-MPTCP": "#1f77b4"}
 BARS = (("tcp_segments", "tcp_packet_transmissions", "TCP data + ACK transmissions"),
@@ -42,9 +42,7 @@ def draw_figures(summ: pd.DataFrame, published: pd.DataFrame, latency: pd.DataFr
     from mptlab.figures.style import save
 
     files: list[Path] = []
-    fig_dir.mkdir(parents=True, exist_ok=True)
     cases = [c.name for c in CASES if not summ.empty and (summ["case"] == c.name).any()]
-    labels = {c.name: c.label for c in CASES}
     if cases:
         fig, axes = plt.subplots(1, 3, figsize=(13.0, 3.8), layout="constrained")
         x = np.arange(len(cases))
@@ -54,45 +52,57 @@ def draw_figures(summ: pd.DataFrame, published: pd.DataFrame, latency: pd.DataFr
                 pub = [published_value(published, c, variant, metric) for c in cases]
                 ax.bar(x + (2 * k - 1.5) * 0.2, sim, 0.2, color=COLORS[variant], label=f"{variant} simulated")
                 ax.bar(x + (2 * k - 0.5) * 0.2, pub, 0.2, color=COLORS[variant], alpha=0.35, hatch="//", label=f"{variant} published")
-            ax.set_xticks(x, [labels[c] for c in cases], rotation=35, ha="right", fontsize=7)
+            ax.set_xticks(x, [LABELS[c] for c in cases], rotation=35, ha="right", fontsize=7)
             ax.set_title(title, fontsize=9)
         axes[0].legend(fontsize=7)
         files += save(fig, fig_dir / "bars")
         plt.close(fig)
     if not latency.empty:
-        lc = [c for c in cases if (latency["case"] == c).any()]
-        fig, axes = plt.subplots(1, len(lc), figsize=(3.2 * len(lc), 3.0), layout="constrained", squeeze=False)
-        for ax, c in zip(axes[0], lc):
-            for variant in ("C-MPTCP", "P-MPTCP"):
-                s = latency[(latency["case"] == c) & (latency["variant"] == variant)]
-                if s.empty:
-                    continue
-                mean = s.groupby("q")["latency_ms"].mean()  # the quantile function averaged over seeds
-                ax.plot(mean.to_numpy() / 1000.0, mean.index.to_numpy(), color=COLORS[variant], label=variant)
-            ax.set_xscale("symlog", linthresh=0.01)
-            ax.set_title(labels[c], fontsize=9)
-            ax.set_xlabel("data packet latency (s)", fontsize=8)
-        axes[0][0].set_ylabel("CDF")
-        axes[0][0].legend(fontsize=7)
-        files += save(fig, fig_dir / "latency_cdf")
-        plt.close(fig)
+        files += _per_case(plt, latency, cases, _latency_cdf, "data packet latency (s)", "CDF", fig_dir / "latency_cdf", symlog=0.01)
     if not curves.empty:
-        cc = [c for c in cases if (curves["case"] == c).any()]
-        fig, axes = plt.subplots(1, len(cc), figsize=(3.2 * len(cc), 3.0), layout="constrained", squeeze=False)
-        for ax, c in zip(axes[0], cc):
-            for variant in ("C-MPTCP", "P-MPTCP"):
-                s = curves[(curves["case"] == c) & (curves["variant"] == variant)].groupby("t_s")["delivery_pct"].mean()
-                ax.plot(s.index, s.to_numpy(), color=COLORS[variant], label=variant)
-            ax.set_title(labels[c], fontsize=9)
-            ax.set_xlabel("time (s)", fontsize=8)
-        axes[0][0].set_ylabel("per-hop delivery rate (%)")
-        axes[0][0].legend(fontsize=7)
-        files += save(fig, fig_dir / "delivery_rate")
-        plt.close(fig)
+        files += _per_case(plt, curves, cases, _delivery_rate, "time (s)", "per-hop delivery rate (%)", fig_dir / "delivery_rate")
     for c in cases:
         path = out / "topologies" / f"{c}-s1.json"
         if path.is_file():
-            files += _topology(json.loads(path.read_text(encoding="utf-8")), labels[c], fig_dir / f"topology-{c}")
+            files += _topology(json.loads(path.read_text(encoding="utf-8")), LABELS[c], fig_dir / f"topology-{c}")
+    return files
+
+
+def _latency_cdf(rows: pd.DataFrame) -> tuple:
+    """The quantile function averaged over seeds, drawn as a CDF: (latency in s, level)."""
+    m = rows.groupby("q")["latency_ms"].mean()
+    return m.to_numpy() / 1000.0, m.index.to_numpy()
+
+
+def _delivery_rate(rows: pd.DataFrame) -> tuple:
+    """The binned delivery rate averaged over seeds: (bin start s, rate %)."""
+    m = rows.groupby("t_s")["delivery_pct"].mean()
+    return m.index, m.to_numpy()
+
+
+def _per_case(plt, frame: pd.DataFrame, cases: list[str], line, xlabel: str, ylabel: str, stem: Path,
+              symlog: float | None = None) -> list[Path]:
+    """One panel per case of `cases` that `frame` has, one line per variant (`line(rows)` gives
+    its x and y; a variant without rows is left out); a symlog x axis with `symlog` as its
+    linear threshold."""
+    from mptlab.figures.style import save
+
+    shown = [c for c in cases if (frame["case"] == c).any()]
+    fig, axes = plt.subplots(1, len(shown), figsize=(3.2 * len(shown), 3.0), layout="constrained", squeeze=False)
+    for ax, c in zip(axes[0], shown):
+        for variant in ("C-MPTCP", "P-MPTCP"):
+            s = frame[(frame["case"] == c) & (frame["variant"] == variant)]
+            if s.empty:
+                continue
+            ax.plot(*line(s), color=COLORS[variant], label=variant)
+        if symlog is not None:
+            ax.set_xscale("symlog", linthresh=symlog)
+        ax.set_title(LABELS[c], fontsize=9)
+        ax.set_xlabel(xlabel, fontsize=8)
+    axes[0][0].set_ylabel(ylabel)
+    axes[0][0].legend(fontsize=7)
+    files = save(fig, stem)
+    plt.close(fig)
     return files
 
 

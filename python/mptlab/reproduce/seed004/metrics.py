@@ -19,14 +19,15 @@ and §7 F), read from one run's summary (and time series).
   per-kind split on the mesh), overall and in 1 s bins ("at the beginning" = the lowest bin in
   the first EARLY_S seconds).
 
-Every summary field name this module reads is in FLOW_FIELDS, LINK_FIELDS and TS_SERIES: the
-Wi-Fi counters are new in the simulator, and those tables are the only thing to adapt when
-their names settle. Each entry lists candidate names, the first present wins.
+The summary keys read (python/mptlab/_core.pyi): per flow `bytes_delivered`, `sent_packets`,
+`ack_packets_sent`, `completion_time_s` (null when the flow did not finish); per link
+`offered_packets`, `packets`, `drops` and the Wi-Fi MAC counters `mac` {attempts, retries,
+retry_drops}; the run's pooled `data_owd_cdf_ms` (present when any flow measured a one-way
+delay); and the time series `wifi_frames` and `wifi_drops`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,65 +40,34 @@ EARLY_S = 10.0
 #: Quantile levels of the pooled latency function.
 LEVELS = np.round(np.linspace(0.0, 1.0, 101), 2)
 
-FLOW_FIELDS: dict[str, tuple[str, ...]] = {
-    "bytes": ("bytes_delivered",),
-    "completion": ("completion_s", "completion_time_s"),
-    "data_sent": ("data_packets_sent", "sent_packets"),
-    "acks_sent": ("ack_packets_sent",),
-    "latency_samples": ("latency_ms", "owd_samples_ms", "data_owd_ms"),  # per-packet lists
-    "latency_stats": ("owd_ms",),  # {count, mean, p50, p95, p99, max}
-}
-LINK_FIELDS: dict[str, tuple[str, ...]] = {
-    "name": ("name",),
-    "packets": ("packets",),
-    "offered": ("offered_packets", "packets"),
-    "drops": ("drops",),
-    "mac_attempts": ("mac_attempts",),
-    "mac_retries": ("mac_retries",),
-    "mac_drops": ("mac_drops",),
-}
-#: Time series (per link direction, per interval) for the delivery rate over time.
-TS_SERIES: dict[str, tuple[str, ...]] = {
-    "sent": ("wifi_frames", "mac_frames", "link_packets", "mac_attempts"),
-    "lost": ("wifi_drops", "mac_drops", "link_drops"),
-}
 
-
-def field(obj: Mapping[str, Any], names: Sequence[str], default: Any = None) -> Any:
-    """The value of the first of `names` present (and not None) in `obj`."""
-    for n in names:
-        v = obj.get(n)
-        if v is not None:
-            return v
-    return default
-
-
-def _num(obj: Mapping[str, Any], key: str, table: Mapping[str, Sequence[str]]) -> float:
-    v = field(obj, table[key])
-    return float(v) if v is not None else float("nan")
-
-
-def _sum(vals: Sequence[float]) -> float:
+def _sum(vals: Sequence[float | None]) -> float:
     a = np.asarray(vals, dtype=float)
     return float(np.nansum(a)) if len(a) and not np.isnan(a).all() else float("nan")
 
 
-def run_metrics(summary: Mapping[str, Any], nodes: int) -> dict[str, Any]:
-    """The paper's scalar metrics of one run (module docstring)."""
+def _total(rows: Sequence[Mapping[str, Any]], key: str) -> float:
+    """The sum of `key` over `rows` (NaN when no row has it)."""
+    return _sum([r.get(key) for r in rows])
+
+
+def run_metrics(summary: Mapping[str, Any], nodes: int, lat: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The paper's scalar metrics of one run (module docstring). `lat`: the run's
+    latency_quantiles when the caller has them already."""
     flows = summary.get("flows", [])
-    links = [_flat_mac(lk) for lk in summary.get("links", [])]
-    delivered = _sum([_num(f, "bytes", FLOW_FIELDS) for f in flows]) / 1000.0
-    comps = [_num(f, "completion", FLOW_FIELDS) for f in flows]
+    links = summary.get("links", [])
+    macs = [lk.get("mac") or {} for lk in links]
+    delivered = _total(flows, "bytes_delivered") / 1000.0
+    comps = np.asarray([f.get("completion_time_s") for f in flows], dtype=float)
     expected = nodes * 100
-    censored = (not flows) or any(math.isnan(c) for c in comps) or not delivered >= expected
-    completion = float("nan") if censored else max(comps)
-    data = _sum([_num(f, "data_sent", FLOW_FIELDS) for f in flows])
-    acks = _sum([_num(f, "acks_sent", FLOW_FIELDS) for f in flows])
-    offered = [_num(lk, "offered", LINK_FIELDS) for lk in links]
-    lost = [max(_num(lk, "drops", LINK_FIELDS), _num(lk, "mac_drops", LINK_FIELDS)) if not math.isnan(_num(lk, "mac_drops", LINK_FIELDS))
-            else _num(lk, "drops", LINK_FIELDS) for lk in links]
-    off = _sum(offered)
-    lat = latency_quantiles(flows, summary.get("data_owd_cdf_ms"))
+    censored = (not flows) or bool(np.isnan(comps).any()) or not delivered >= expected
+    completion = float("nan") if censored else float(comps.max())
+    data = _total(flows, "sent_packets")
+    acks = _total(flows, "ack_packets_sent")
+    off = _total(links, "offered_packets")
+    lost = _total(links, "drops")
+    if lat is None:
+        lat = latency_quantiles(summary.get("data_owd_cdf_ms"))
     median = float(lat.loc[lat["q"] == 0.5, "latency_ms"].iloc[0]) if not lat.empty else float("nan")
     return {
         "delivered_packets": delivered,
@@ -109,61 +79,23 @@ def run_metrics(summary: Mapping[str, Any], nodes: int) -> dict[str, Any]:
         "data_segments": data,
         "ack_segments": acks,
         "tcp_segments": data + acks,
-        "hop_transmissions": _sum([_num(lk, "packets", LINK_FIELDS) for lk in links]),
-        "mac_attempts": _sum([_num(lk, "mac_attempts", LINK_FIELDS) for lk in links]),
-        "mac_retries": _sum([_num(lk, "mac_retries", LINK_FIELDS) for lk in links]),
-        "mac_drops": _sum([_num(lk, "mac_drops", LINK_FIELDS) for lk in links]),
-        "hop_delivery_pct": 100.0 * (1.0 - _sum(lost) / off) if off > 0 else float("nan"),
+        "hop_transmissions": _total(links, "packets"),
+        "mac_attempts": _total(macs, "attempts"),
+        "mac_retries": _total(macs, "retries"),
+        "mac_drops": _total(macs, "retry_drops"),
+        "hop_delivery_pct": 100.0 * (1.0 - lost / off) if off > 0 else float("nan"),
         "latency_p50_ms": median,
-        "latency_exact": bool(lat["exact"].all()) if not lat.empty else False,
     }
 
 
-def _flat_mac(link: Mapping[str, Any]) -> dict[str, Any]:
-    """A link record with its Wi-Fi MAC counters (`mac`: attempts, retries, retry_drops) as the
-    flat mac_attempts, mac_retries, mac_drops keys LINK_FIELDS reads."""
-    out = dict(link)
-    mac = link.get("mac") or {}
-    for k, v in (("mac_attempts", "attempts"), ("mac_retries", "retries"), ("mac_drops", "retry_drops")):
-        if mac.get(v) is not None:
-            out[k] = mac[v]
-    return out
-
-
-def latency_quantiles(flows: Sequence[Mapping[str, Any]], pooled: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def latency_quantiles(pooled: Mapping[str, Any] | None) -> pd.DataFrame:
     """The pooled data-packet latency of a run's flows as a quantile function: columns q
-    (LEVELS), latency_ms, exact. From the summary's pooled `data_owd_cdf_ms` (every data packet
-    of the detailed flows, quantiles at 0..100 %, log-histogram resolution within 3.1 %) when
-    given (exact = True); else from per-packet samples when the summary has them (exact);
-    else from each flow's quantile summary (p0 = min or 0, p50, p95, p99, max), each read as a
-    piecewise-linear CDF and mixed by packet count (approximate: exact = False)."""
-    if pooled and pooled.get("count") and len(pooled.get("quantiles") or []) == 101:
-        qs = np.asarray(pooled["quantiles"], dtype=float)
-        return pd.DataFrame({"q": LEVELS, "latency_ms": np.interp(LEVELS, np.linspace(0.0, 1.0, 101), qs), "exact": True})
-    samples = [np.asarray(field(f, FLOW_FIELDS["latency_samples"]), dtype=float) for f in flows
-               if field(f, FLOW_FIELDS["latency_samples"]) is not None]
-    if samples and sum(len(s) for s in samples):
-        pooled = np.concatenate(samples)
-        return pd.DataFrame({"q": LEVELS, "latency_ms": np.quantile(pooled, LEVELS), "exact": True})
-    curves = []
-    for f in flows:
-        st = field(f, FLOW_FIELDS["latency_stats"])
-        if not st or not st.get("count"):
-            continue
-        pts = [(0.0, float(st.get("min", 0.0) or 0.0))]
-        for q, k in ((0.5, "p50"), (0.95, "p95"), (0.99, "p99"), (1.0, "max")):
-            if st.get(k) is not None:
-                pts.append((q, float(st[k])))
-        qs, xs = zip(*sorted(pts))
-        curves.append((np.maximum.accumulate(np.asarray(xs)), np.asarray(qs), float(st["count"])))
-    if not curves:
-        return pd.DataFrame(columns=["q", "latency_ms", "exact"])
-    grid = np.unique(np.concatenate([c[0] for c in curves]))
-    total = sum(c[2] for c in curves)
-    cdf = sum(c[2] * np.interp(grid, c[0], c[1], left=0.0, right=1.0) for c in curves) / total
-    cdf = np.maximum.accumulate(cdf)
-    values = np.interp(LEVELS, cdf, grid)
-    return pd.DataFrame({"q": LEVELS, "latency_ms": values, "exact": False})
+    (LEVELS), latency_ms, exact (always True). From the summary's pooled `data_owd_cdf_ms` (every
+    data packet of the detailed flows, quantiles at 0..100 %, log-histogram resolution within
+    3.1 %); empty when the run has none."""
+    if pooled and pooled.get("count"):
+        return pd.DataFrame({"q": LEVELS, "latency_ms": np.asarray(pooled["quantiles"], dtype=float), "exact": True})
+    return pd.DataFrame(columns=["q", "latency_ms", "exact"])
 
 
 def share_faster(p: pd.DataFrame, c: pd.DataFrame) -> float:
@@ -179,14 +111,13 @@ def share_faster(p: pd.DataFrame, c: pd.DataFrame) -> float:
 
 def delivery_over_time(ts: pd.DataFrame | None, bin_s: float = 1.0) -> pd.DataFrame:
     """Per-hop delivery rate in `bin_s` bins (columns t_s, delivery_pct) from the run's time
-    series, summed over link directions; empty when the series (TS_SERIES) are absent."""
+    series `wifi_frames` and `wifi_drops`, summed over link directions; empty when they are absent."""
     cols = ["t_s", "delivery_pct"]
     if ts is None or ts.empty:
         return pd.DataFrame(columns=cols)
+    sent, lost = "wifi_frames", "wifi_drops"
     names = set(ts["series"].unique())
-    sent = next((n for n in TS_SERIES["sent"] if n in names), None)
-    lost = next((n for n in TS_SERIES["lost"] if n in names), None)
-    if sent is None or lost is None:
+    if sent not in names or lost not in names:
         return pd.DataFrame(columns=cols)
     b = (ts["t_s"] // bin_s) * bin_s
     s = ts[ts["series"] == sent].groupby(b[ts["series"] == sent])["value"].sum()

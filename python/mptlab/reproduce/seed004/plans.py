@@ -46,6 +46,8 @@ CASES: tuple[Case, ...] = (
     Case("square-corner", 25, True),
     Case("square-corner", 50),
 )
+#: Each case's label ("square-corner 25 + 5G") by its name.
+LABELS: dict[str, str] = {c.name: c.label for c in CASES}
 VARIANT_NAMES: tuple[str, ...] = tuple(VARIANTS)  # ("P-MPTCP", "C-MPTCP")
 PROFILE_NAMES: tuple[str, ...] = tuple(PROFILES)  # ("default", "paper-rto")
 

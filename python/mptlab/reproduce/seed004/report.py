@@ -14,7 +14,7 @@ import pandas as pd
 
 from mptlab.reproduce.common import FAILS, HOLDS, NOT_COMPARABLE, markdown_table
 from mptlab.reproduce.seed004.figures import published_value
-from mptlab.reproduce.seed004.plans import CASES
+from mptlab.reproduce.seed004.plans import LABELS
 
 CHOICES = [
     "Deployments (A11): uniform random positions from numpy's seeded Generator (seed = run seed; a disconnected draw is "
@@ -30,12 +30,16 @@ CHOICES = [
     "Traffic: per data node one MPTCP connection, 100 Poisson messages of 1000 B at lambda = 10/s, all starting at t = 0; "
     "run length {duration}; P-MPTCP = newreno5 + lossaware, C-MPTCP = newreno + minrtt; controller parameters "
     "(cwnd_min/max, sst_start) left to the controllers' defaults.",
+    "TCP segment size: every flow's `tcp = {{ mss = \"1000B\" }}`, one 1000 B message per segment (never coalesced); it fixes "
+    "the TCP segment count the transmission findings compare, and was chosen from the paper's 1000 B packet size, not from "
+    "results.",
     "TCP RTO (C5): both variants keep the simulator's default (Linux-like, min 200 ms, max 120 s) in the main set; {rto}",
     "Transmissions (F1): compared with the paper as (a) TCP data + ACK segments sent by the endpoints; (b) per-hop "
     "network transmissions and (c) MAC attempts are in cases.csv.",
     "Completion (F4): from t = 0 to the last data packet at the DC; throughput (F5) = delivered bits / completion.",
     "Latency (F2): the simulator's one-way delay per data packet; \"P delivers X % faster\" = the share of quantile "
-    "levels where P's latency is below C's. {latency}",
+    "levels where P's latency is below C's. From every data packet's one-way delay (the summary's pooled data_owd_cdf_ms, "
+    "within 3.1 %).",
     "Delivery rate (F3): per hop at the network layer, TCP ACKs included; \"at the beginning\" = the lowest 1 s bin in "
     "the first 10 s. {curves}",
 ]
@@ -51,12 +55,13 @@ def _f(v: Any, nd: int = 1) -> str:
     return f"{x:.{nd}f}"
 
 
-def _cases_row(ctx: dict[str, Any], r: Any, labels: dict[str, str], full: bool) -> list[Any]:
+def _cases_row(ctx: dict[str, Any], r: Any, full: bool) -> list[Any]:
     """One row of a cases table: all columns (`full`) or those of the sensitivity table."""
-    tx = f"{_f(r.tcp_segments, 0)} ({_f(published_value_safe(ctx, r.case, r.variant, 'tcp_packet_transmissions'), 0)})"
-    done = f"{_f(r.completion_s)} ({_f(published_value_safe(ctx, r.case, r.variant, 'completion_time'))})"
-    tput = f"{_f(r.throughput_kbps)} ({_f(published_value_safe(ctx, r.case, r.variant, 'throughput'))})"
-    head = [labels.get(r.case, r.case), r.variant, f"{r.ok}/{r.runs}", r.censored, tx]
+    pub = ctx["published"]
+    tx = f"{_f(r.tcp_segments, 0)} ({_f(published_value(pub, r.case, r.variant, 'tcp_packet_transmissions'), 0)})"
+    done = f"{_f(r.completion_s)} ({_f(published_value(pub, r.case, r.variant, 'completion_time'))})"
+    tput = f"{_f(r.throughput_kbps)} ({_f(published_value(pub, r.case, r.variant, 'throughput'))})"
+    head = [LABELS.get(r.case, r.case), r.variant, f"{r.ok}/{r.runs}", r.censored, tx]
     if full:
         return head + [_f(r.hop_transmissions, 0), _f(r.mac_attempts, 0), done, tput, _f(r.hop_delivery_pct, 2),
                        _f(r.early_delivery_pct, 1), _f(r.latency_p50_ms, 1)]
@@ -71,7 +76,6 @@ def _verdict_counts(claims: pd.DataFrame) -> str:
 def sensitivity_section(ctx: dict[str, Any], sens: dict[str, Any], claims: pd.DataFrame) -> list[str]:
     """report.md's section on the "paper-rto" set: its cases beside the published numbers and
     its findings (claims_paper_rto.csv) beside the default set's verdicts (`claims`)."""
-    labels = {c.name: c.label for c in CASES}
     summ, rto_claims = sens["summ"], sens["claims"]
     main = dict(zip(claims["item"], claims["verdict"]))
     changed = [c.item for c in rto_claims.itertuples() if main.get(c.item) != c.verdict]
@@ -84,7 +88,7 @@ def sensitivity_section(ctx: dict[str, Any], sens: dict[str, Any], claims: pd.Da
              "judged by the same tests on this set.", ""]
     if summ.empty:
         return lines + ["No run of this set finished.", ""]
-    lines += [markdown_table([_cases_row(ctx, r, labels, False) for r in summ.itertuples()],
+    lines += [markdown_table([_cases_row(ctx, r, False) for r in summ.itertuples()],
                              ["case", "variant", "ok", "censored", "TCP segments (a)", "completion s", "throughput kbit/s",
                               "delivery %", "median latency ms"], "llrrrrrrr"),
               f"Verdicts on this set: {_verdict_counts(rto_claims)}; {len(changed)} differ from the default set"
@@ -99,8 +103,6 @@ def render(ctx: dict[str, Any], summ: pd.DataFrame, shares: pd.DataFrame, table:
            topologies: pd.DataFrame, models: pd.DataFrame, sensitivity: dict[str, Any] | None = None) -> str:
     """report.md. `sensitivity`: the "paper-rto" set as study.reproduce builds it ("summ": its
     case means, "claims": its findings), or None when it did not run."""
-    lat = "From every data packet's one-way delay (the summary's pooled data_owd_cdf_ms, within 3.1 %)." if ctx.get("latency_exact") else \
-        "APPROXIMATE: the summaries carry only quantiles (p50, p95, p99, max), mixed per flow by packet count."
     crv = "" if ctx.get("has_curves") else "The runs carry no per-interval MAC series, so the early-dip findings are NOT COMPARABLE."
     lines = [
         "# Seed 004: MPTCP over multi-hop 802.11 Wi-Fi and 5G (Guo et al. 2025)", "",
@@ -115,21 +117,20 @@ def render(ctx: dict[str, Any], summ: pd.DataFrame, shares: pd.DataFrame, table:
     ]
     rto = "the sensitivity set gives both the paper's 20 s ≤ RTO ≤ 50 s (Sec. VII-A) as min_rto / max_rto; initial_rto stays 1 s." \
         if sensitivity is not None else "the sensitivity set with the paper's 20 s ≤ RTO ≤ 50 s did not run (--no-sensitivity)."
-    lines += ["- " + c.format(range=f"{ctx['range_m']:g}", duration=ctx["duration"], latency=lat, curves=crv, rto=rto).strip()
+    lines += ["- " + c.format(range=f"{ctx['range_m']:g}", duration=ctx["duration"], curves=crv, rto=rto).strip()
               for c in CHOICES]
     lines += ["", "## Topologies", "",
               markdown_table([[t.case, t.seed, t.draws, _f(t.mean_hops, 2), t.max_rank, _f(t.paths_per_node, 2), t.g5]
                               for t in topologies.itertuples()],
                              ["case", "seed", "draws", "mean path hops", "max rank", "paths per node", "5G node"], "lrrrrrl")]
-    labels = {c.name: c.label for c in CASES}
-    rows = [_cases_row(ctx, r, labels, True) for r in summ.itertuples()]
+    rows = [_cases_row(ctx, r, True) for r in summ.itertuples()]
     lines += ["## Cases (simulated, published in brackets)" + (", default TCP RTO" if sensitivity is not None else ""), "",
               markdown_table(rows, ["case", "variant", "ok", "censored", "TCP segments (a)", "hop tx (b)", "MAC attempts (c)",
                                     "completion s", "throughput kbit/s", "delivery %", "early %", "median latency ms"],
                              "llrrrrrrrrrr")]
     if not shares.empty:
         lines += ["## Latency: share of packets P-MPTCP delivers faster", "",
-                  markdown_table([[labels.get(s.case, s.case), s.seeds, _f(s.share_faster_pct, 0)] for s in shares.itertuples()],
+                  markdown_table([[LABELS.get(s.case, s.case), s.seeds, _f(s.share_faster_pct, 0)] for s in shares.itertuples()],
                                  ["case", "seeds", "share %"], "lrr")]
     res = table[table["kind"] == "result"]
     band_counts = res["band"].value_counts()
@@ -166,12 +167,3 @@ def render(ctx: dict[str, Any], summ: pd.DataFrame, shares: pd.DataFrame, table:
         lines += ["## Failed runs", ""] + [f"- {f}" for f in ctx["failed"]] + [""]
     return "\n".join(lines) + "\n"
 
-
-def published_value_safe(ctx: dict[str, Any], case: str, variant: str, metric: str) -> float:
-    pub = ctx.get("published")
-    if pub is None:
-        return float("nan")
-    try:
-        return published_value(pub, case, variant, metric)
-    except StopIteration:
-        return float("nan")

@@ -98,7 +98,8 @@ def topology_json(dep: Deployment, routes: Routes) -> str:
 
 
 def run_plan(plan_text: str, folder: Path, workers: int | None, dask: str | None, progress: bool) -> pd.DataFrame:
-    """Run one plan into `folder` (resumable) and return its `runs` rows."""
+    """Run one plan into `folder` (resumable) and return its `runs` rows (run_key, status, error,
+    wall_s: the columns read here)."""
     from mptlab.sweeps.plan import PlanError, load_plan
     from mptlab.sweeps.progress import SweepProgress
     from mptlab.sweeps.runner import run_sweep
@@ -115,7 +116,7 @@ def run_plan(plan_text: str, folder: Path, workers: int | None, dask: str | None
         raise ReproduceError(f"{folder} holds the runs of another version of this case: remove it or choose another --out") from None
     finally:
         bar.close()
-    return Store(folder).load(timeseries=False).runs.copy()
+    return Store(folder).query("SELECT run_key, status, error, wall_s FROM runs ORDER BY point, seed")
 
 
 def read_run(folder: Path, run_key: str, nodes: int) -> tuple[dict[str, Any], pd.DataFrame, pd.DataFrame]:
@@ -123,10 +124,11 @@ def read_run(folder: Path, run_key: str, nodes: int) -> tuple[dict[str, Any], pd
     summary = json.loads((folder / "summaries" / f"{run_key}.json").read_text(encoding="utf-8"))
     ts_path = folder / "timeseries" / f"{run_key}.parquet"
     ts = pd.read_parquet(ts_path) if ts_path.is_file() else None
-    m = run_metrics(summary, nodes)
+    lat = latency_quantiles(summary.get("data_owd_cdf_ms"))
+    m = run_metrics(summary, nodes, lat)
     curve = delivery_over_time(ts)
     m["early_delivery_pct"] = early_delivery(curve)
-    return m, latency_quantiles(summary.get("flows", []), summary.get("data_owd_cdf_ms")), curve
+    return m, lat, curve
 
 
 def case_summary(runs: pd.DataFrame) -> pd.DataFrame:
@@ -136,10 +138,9 @@ def case_summary(runs: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["profile", "case", "variant", "runs", "ok", "censored", *MEAN_COLUMNS])
     if "profile" not in runs.columns:
         runs = runs.assign(profile=DEFAULT_PROFILE)
-    ok = runs[runs["status"] == "ok"]
     rows = []
     for (profile, case, variant), g in runs.groupby(["profile", "case", "variant"], sort=False):
-        o = ok[(ok["profile"] == profile) & (ok["case"] == case) & (ok["variant"] == variant)]
+        o = g[g["status"] == "ok"]
         row: dict[str, Any] = {"profile": profile, "case": case, "variant": variant, "runs": len(g), "ok": len(o),
                                "censored": int(o["censored"].sum()) if "censored" in o else 0}
         for col in MEAN_COLUMNS:
@@ -312,7 +313,7 @@ def reproduce(
                    for r in failed.itertuples()],
         "version": _core.version(), "reference": str(ref_path), "elapsed_s": time.perf_counter() - started,
         "workers": workers, "dask": dask, "figures": [f.relative_to(out).as_posix() for f in figures if f.suffix == ".png"],
-        "latency_exact": bool(latency["exact"].all()) if not latency.empty else False, "has_curves": not curves.empty,
+        "has_curves": not curves.empty,
         "published": published,
     }
     files.append(write_text(out / "report.md", render_report(ctx, summ, shares, table, verdicts, topologies, models, sens)))
