@@ -20,6 +20,11 @@ pub struct Mapping {
 #[derive(Default)]
 pub struct Mappings {
     q: VecDeque<Mapping>,
+    /// Mappings released from the front so far: `q[k]` is mapping number `released + k`.
+    released: u64,
+    /// Number of the mapping the last lookup found. Segments are sent in subflow order, so the
+    /// next lookup is usually the one after it (data queued behind the window going out).
+    last: u64,
 }
 
 impl Mappings {
@@ -34,17 +39,25 @@ impl Mappings {
         self.q.push_back(m);
     }
 
-    /// The data sequence number of the segment starting at subflow sequence `ssn`. New data is
-    /// the newest mapping, so that is tried first.
+    /// The data sequence number of the segment starting at subflow sequence `ssn`. The mapping
+    /// after the last one found is tried first (in-order sending), then the newest (new data),
+    /// then a binary search (retransmissions).
     #[inline]
-    pub fn dsn_of(&self, ssn: u64) -> Option<u64> {
-        if let Some(b) = self.q.back() {
-            if b.ssn == ssn {
-                return Some(b.dsn);
-            }
-        }
-        let i = self.q.partition_point(|m| m.ssn < ssn);
-        self.q.get(i).filter(|m| m.ssn == ssn).map(|m| m.dsn)
+    pub fn dsn_of(&mut self, ssn: u64) -> Option<u64> {
+        let next = (self.last + 1).saturating_sub(self.released) as usize;
+        let i = match self.q.get(next) {
+            Some(m) if m.ssn == ssn => next,
+            _ => match self.q.back() {
+                Some(b) if b.ssn == ssn => self.q.len() - 1,
+                _ => {
+                    let i = self.q.partition_point(|m| m.ssn < ssn);
+                    self.q.get(i).filter(|m| m.ssn == ssn)?;
+                    i
+                }
+            },
+        };
+        self.last = self.released + i as u64;
+        Some(self.q[i].dsn)
     }
 
     /// Forget mappings the subflow has cumulatively acknowledged (below `snd_una`).
@@ -52,6 +65,7 @@ impl Mappings {
     pub fn release_below(&mut self, snd_una: u64) {
         while self.q.front().is_some_and(|m| m.ssn + m.len as u64 <= snd_una) {
             self.q.pop_front();
+            self.released += 1;
         }
     }
 
@@ -61,6 +75,7 @@ impl Mappings {
     }
 
     pub fn clear(&mut self) {
+        self.released += self.q.len() as u64;
         self.q.clear();
     }
 

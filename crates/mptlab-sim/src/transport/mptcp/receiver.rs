@@ -202,7 +202,8 @@ impl MptcpReceiver {
             return 0;
         }
         if dsn > self.rcv_nxt {
-            let i = self.ooo.partition_point(|c| c.dsn < dsn);
+            // Chunks mostly arrive in data order on each path: try the back first.
+            let i = if self.ooo.back().is_none_or(|c| c.dsn < dsn) { self.ooo.len() } else { self.ooo.partition_point(|c| c.dsn < dsn) };
             if self.ooo.get(i).is_some_and(|c| c.dsn == dsn) {
                 self.stats.duplicate_chunks += 1;
                 return 0;
