@@ -101,6 +101,9 @@ pub struct Subflow {
     /// Largest congestion window (bytes) this incarnation has had: sizes its send buffer in
     /// the kernel model (`tcp_sndbuf_expand`).
     max_cwnd: u64,
+    /// Its send buffer in the kernel model, `autotuned_sndbuf` of `max_cwnd` (kept, not
+    /// recomputed: the connection reads it for every chunk).
+    sndbuf: u64,
     /// The path's RTT-model terms (`PathView::model`), from the spec.
     model: PathModel,
     pub stats: SubflowStats,
@@ -204,6 +207,7 @@ impl MptcpSender {
                 reinjected_to: 0,
                 last_penalty: None,
                 max_cwnd: 0,
+                sndbuf: autotuned_sndbuf(0, tcp.mss),
                 model: PathModel::default(),
                 stats: SubflowStats::default(),
             })
@@ -363,6 +367,7 @@ impl MptcpSender {
         s.reinjected_to = 0;
         s.last_penalty = None;
         s.max_cwnd = 0;
+        s.sndbuf = autotuned_sndbuf(0, self.tcp.mss);
         let epoch = s.epoch;
         self.refresh_msk_sndbuf();
         self.push(now, out);
@@ -397,7 +402,10 @@ impl MptcpSender {
         let s = &mut self.subs[i];
         s.snd.on_ack(now, h, &mut self.tmp);
         let una = s.snd.snd_una();
-        s.max_cwnd = s.max_cwnd.max(s.snd.cwnd());
+        if s.snd.cwnd() > s.max_cwnd {
+            s.max_cwnd = s.snd.cwnd();
+            s.sndbuf = autotuned_sndbuf(s.max_cwnd / self.tcp.mss.max(1) as u64, self.tcp.mss);
+        }
         let grew = s.max_cwnd > max_before || !was_established;
         if una > una_before {
             s.pf = false;
@@ -651,7 +659,7 @@ impl MptcpSender {
             .subs
             .iter()
             .map(|s| match s.state {
-                SubState::Active if s.snd.is_established() => s.sndbuf(self.tcp.mss),
+                SubState::Active if s.snd.is_established() => s.sndbuf(),
                 SubState::Active => TCP_WMEM_DEFAULT,
                 _ => 0,
             })
@@ -661,7 +669,7 @@ impl MptcpSender {
 
     /// Subflow `i`'s send buffer in the kernel model (`sk_sndbuf`, bytes of truesize).
     pub fn subflow_sndbuf(&self, i: usize) -> u64 {
-        self.subs[i].sndbuf(self.tcp.mss)
+        self.subs[i].sndbuf()
     }
 
     /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can.
@@ -814,14 +822,14 @@ impl MptcpSender {
 #[inline]
 fn memory_free(s: &Subflow, mss: u32) -> bool {
     let held = s.snd.write_end().saturating_sub(s.snd.snd_una());
-    wmem_queued(held, mss) < s.sndbuf(mss)
+    wmem_queued(held, mss) < s.sndbuf()
 }
 
 impl Subflow {
     /// Its send buffer in the kernel model: `tcp_sndbuf_expand` of the largest window it has had.
     #[inline]
-    fn sndbuf(&self, mss: u32) -> u64 {
-        autotuned_sndbuf(self.max_cwnd / mss.max(1) as u64, mss)
+    fn sndbuf(&self) -> u64 {
+        self.sndbuf
     }
 }
 
