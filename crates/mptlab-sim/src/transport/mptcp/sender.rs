@@ -842,8 +842,14 @@ fn linux_pacing_rate(snd: &TcpSender) -> u64 {
     }
     let Some(srtt) = snd.rtt().srtt().filter(|&s| s > 0) else { return 0 };
     let cwnd = snd.cwnd();
-    let ratio: u128 = if cwnd < snd.ssthresh() / 2 { 200 } else { 120 };
-    (cwnd.max(snd.in_flight()) as u128 * ratio * SECOND as u128 / (100 * srtt as u128)) as u64
+    let ratio: u64 = if cwnd < snd.ssthresh() / 2 { 200 } else { 120 };
+    let bytes = cwnd.max(snd.in_flight());
+    // The same integer quotient in 64 bits whenever the product fits (windows below ~77 MB):
+    // a 128-bit division costs several times more and this runs for every scheduler call.
+    match bytes.checked_mul(ratio * SECOND) {
+        Some(n) => n / (100 * srtt),
+        None => (bytes as u128 * ratio as u128 * SECOND as u128 / (100 * srtt as u128)) as u64,
+    }
 }
 
 /// What the scheduler sees of subflow `s` (`usable` as the core found it; `kernel`: the
