@@ -286,7 +286,8 @@ impl Simulation {
             RouteEnd::TunnelIngress { tunnel, next_route } => return self.tunnel_ingress(now, tunnel as usize, h, next_route),
             RouteEnd::Tunnel { tunnel, path, at } => return self.tunnel_arrival(now, tunnel as usize, path as usize, at, h),
         };
-        let p = *self.packets.remove(h);
+        // Borrowed, not copied out: nothing is inserted before the endpoint has read it.
+        let p = self.packets.remove(h);
         self.counts.delivered += 1;
         let flow = &mut self.flows[f];
         if at == End::Receiver && p.is_data() {
@@ -294,7 +295,7 @@ impl Simulation {
             flow.metrics.on_data_arrival(p.sent_at, now);
         }
         // The packet's handle is already free: its body is read before the answers reuse it.
-        let delivered = flow.endpoint.on_packet(now, at, path as usize, &p, &self.bodies, h, &mut self.outbox);
+        let delivered = flow.endpoint.on_packet(now, at, path as usize, p, &self.bodies, h, &mut self.outbox);
         // Space freed in the send buffer unblocks a waiting application write.
         if at == End::Sender && flow.backlog > 0 {
             flow.backlog -= flow.endpoint.write(now, flow.backlog, &mut self.outbox);
