@@ -9,6 +9,15 @@ use serde::{Deserialize, Serialize};
 
 use super::histogram::LogHistogram;
 
+/// `x as f64` for a count, byte total or nanosecond time (all far below 2^63), on per-packet
+/// paths: converted as a signed number it takes one instruction, where x86-64 needs about six
+/// for an unsigned one. The value is the same for every `x` below 2^63.
+#[inline(always)]
+pub fn u64_to_f64(x: u64) -> f64 {
+    debug_assert!(x <= i64::MAX as u64, "{x} does not fit an i64");
+    x as i64 as f64
+}
+
 /// Statistics of a set of samples. All fields are 0 when `count` is 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
