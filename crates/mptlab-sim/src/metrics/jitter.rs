@@ -34,7 +34,9 @@ impl JitterEstimator {
         let sample = if self.started {
             // i64 is exact for simulated times below 292 years and avoids slow i128 → f64.
             let d = (arrived as i64 - self.prev_arrived as i64) - (sent as i64 - self.prev_sent as i64);
-            self.j += ((d.unsigned_abs() as f64) - self.j) / 16.0;
+            // |D| through a signed conversion (one instruction; rounding is symmetric, so the
+            // same value as converting the unsigned |D|).
+            self.j += ((d as f64).abs() - self.j) / 16.0;
             Some(self.j)
         } else {
             None

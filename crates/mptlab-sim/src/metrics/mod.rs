@@ -27,5 +27,5 @@ pub use link_groups::{GroupCounts, LinkGroups};
 pub use link_jitter::LinkJitter;
 pub use queue_stats::QueueStats;
 pub use rates::{RateMeter, StreamingRates, WireMeter};
-pub use stats::{RunningStats, Stats};
+pub use stats::{u64_to_f64, RunningStats, Stats};
 pub use trace::Trace;

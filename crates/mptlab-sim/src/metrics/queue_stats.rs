@@ -9,7 +9,7 @@
 use mptlab_engine::Time;
 
 use super::histogram::LogHistogram;
-use super::stats::{RunningStats, Stats};
+use super::stats::{u64_to_f64, RunningStats, Stats};
 
 const NS_PER_MS: f64 = 1e6;
 
@@ -79,7 +79,7 @@ impl QueueStats {
         if !self.no_histogram {
             self.delay.record(sojourn);
         }
-        self.delay_stats.push(sojourn as f64);
+        self.delay_stats.push(u64_to_f64(sojourn));
     }
 
     /// The queue holds `packets` / `bytes` from `now` on. Call at every change; O(1).

@@ -9,6 +9,15 @@ use serde::{Deserialize, Serialize};
 
 use super::histogram::LogHistogram;
 
+/// `x as f64` for a count, byte total or nanosecond time (all far below 2^63), on per-packet
+/// paths: converted as a signed number it takes one instruction, where x86-64 needs about six
+/// for an unsigned one. The value is the same for every `x` below 2^63.
+#[inline(always)]
+pub fn u64_to_f64(x: u64) -> f64 {
+    debug_assert!(x <= i64::MAX as u64, "{x} does not fit an i64");
+    x as i64 as f64
+}
+
 /// Statistics of a set of samples. All fields are 0 when `count` is 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
@@ -107,8 +116,10 @@ impl RunningStats {
         let d = x - self.shift;
         self.sum_shifted += d;
         self.sum_sq_shifted += d * d;
-        self.min = self.min.min(x);
-        self.max = self.max.max(x);
+        // Plain compares rather than `f64::min`/`max`, whose NaN handling costs a compare and
+        // a blend more per call; a NaN sample leaves both unchanged either way.
+        self.min = if x < self.min { x } else { self.min };
+        self.max = if x > self.max { x } else { self.max };
     }
 
     pub fn count(&self) -> u64 {

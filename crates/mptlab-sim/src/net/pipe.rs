@@ -8,7 +8,6 @@
 
 use crate::metrics::QueueStats;
 use mptlab_engine::{Handle, Time};
-use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
 pub struct InPipe {
@@ -23,7 +22,7 @@ pub struct InPipe {
 }
 
 pub struct Pipe {
-    packets: VecDeque<InPipe>,
+    packets: Ring<InPipe>,
     waiting_from: usize,
     waiting_pkts: u64,
     waiting_bytes: u64,
@@ -33,7 +32,7 @@ impl Pipe {
     /// Starts empty and grows with the packets it holds: a reserved ring becomes resident page
     /// by page as it turns, which for W5's 24,000 access-link directions was 786 MB.
     pub fn new() -> Self {
-        Self { packets: VecDeque::new(), waiting_from: 0, waiting_pkts: 0, waiting_bytes: 0 }
+        Self { packets: Ring::new(), waiting_from: 0, waiting_pkts: 0, waiting_bytes: 0 }
     }
 
     #[inline]
@@ -48,7 +47,7 @@ impl Pipe {
 
     #[inline]
     pub fn front(&self) -> Option<&InPipe> {
-        self.packets.front()
+        self.packets.get(0)
     }
 
     /// Packets (and bytes) in the pipe whose transmission had not started at the last `advance`.
@@ -100,7 +99,7 @@ impl Pipe {
 
     /// Entries from the tail back, for losing those still inside the link.
     pub fn iter_mut_rev(&mut self) -> impl Iterator<Item = &mut InPipe> {
-        self.packets.iter_mut().rev()
+        self.packets.iter_mut_rev()
     }
 
     /// Nothing waits any more (the link went down and lost its queue).
@@ -111,8 +110,126 @@ impl Pipe {
     }
 }
 
+/// A FIFO ring whose capacity is a power of two: an entry's slot is found with a mask, where
+/// `VecDeque` compares and wraps on every access (the pipe is touched several times per packet).
+/// Starts without storage and doubles when full.
+struct Ring<T> {
+    /// Every slot holds a value (stale ones outside `head .. head + len`), so `buf.len()` is the
+    /// capacity.
+    buf: Vec<T>,
+    head: usize,
+    len: usize,
+}
+
+impl<T: Copy> Ring<T> {
+    fn new() -> Self {
+        Self { buf: Vec::new(), head: 0, len: 0 }
+    }
+
+    #[inline]
+    fn slot(&self, i: usize) -> usize {
+        (self.head + i) & (self.buf.len() - 1)
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Entry `i` from the front.
+    #[inline]
+    fn get(&self, i: usize) -> Option<&T> {
+        if i < self.len {
+            Some(&self.buf[self.slot(i)])
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn push_back(&mut self, value: T) {
+        if self.len == self.buf.len() {
+            self.grow(value);
+        }
+        let i = self.slot(self.len);
+        self.buf[i] = value;
+        self.len += 1;
+    }
+
+    #[inline]
+    fn pop_front(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let value = self.buf[self.head];
+        self.head = self.slot(1);
+        self.len -= 1;
+        Some(value)
+    }
+
+    /// Double the capacity (at least 16), entries moved to the front in order; `fill` fills the
+    /// free slots.
+    #[cold]
+    fn grow(&mut self, fill: T) {
+        let cap = (2 * self.buf.len()).max(16);
+        let mut buf = Vec::with_capacity(cap);
+        buf.extend((0..self.len).map(|i| self.buf[self.slot(i)]));
+        buf.resize(cap, fill);
+        self.buf = buf;
+        self.head = 0;
+    }
+
+    /// Entries from the back to the front.
+    fn iter_mut_rev(&mut self) -> impl Iterator<Item = &mut T> {
+        let (head, len, cap) = (self.head, self.len, self.buf.len());
+        let (first, wrapped): (&mut [T], &mut [T]) = if head + len <= cap {
+            (&mut self.buf[head..head + len], &mut [])
+        } else {
+            let (lo, hi) = self.buf.split_at_mut(head);
+            (hi, &mut lo[..head + len - cap])
+        };
+        first.iter_mut().chain(wrapped.iter_mut()).rev()
+    }
+}
+
 impl Default for Pipe {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ring;
+
+    #[test]
+    fn ring_keeps_fifo_order_across_wraps_and_growth() {
+        let mut r = Ring::new();
+        let mut model = std::collections::VecDeque::new();
+        for round in 0..200u32 {
+            // Push more than pop on average, so the ring wraps and grows several times.
+            for k in 0..(round % 7) {
+                r.push_back(round * 10 + k);
+                model.push_back(round * 10 + k);
+            }
+            for _ in 0..(round % 5) {
+                assert_eq!(r.pop_front(), model.pop_front());
+            }
+            assert_eq!(r.len(), model.len());
+            assert_eq!(r.is_empty(), model.is_empty());
+            assert_eq!(r.get(0), model.front());
+            assert_eq!(r.get(r.len()), None);
+            let rev: Vec<u32> = r.iter_mut_rev().map(|x| *x).collect();
+            assert_eq!(rev, model.iter().rev().copied().collect::<Vec<_>>());
+        }
+        for x in r.iter_mut_rev() {
+            *x += 1;
+        }
+        assert_eq!(r.get(1).copied(), model.get(1).map(|x| x + 1));
     }
 }

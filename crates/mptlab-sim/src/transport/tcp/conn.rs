@@ -27,8 +27,9 @@ impl TcpConn {
         Self { snd: Box::new(TcpSender::new(cfg, cc)), rcv: Box::new(rcv), sync: None }
     }
 
-    /// The timers of the end the last input ran (after its last transmit).
-    #[inline]
+    /// The timers of the end the last input ran (after its last transmit). Inlined into the
+    /// simulation's drain loop with `poll_transmit`, its only caller.
+    #[inline(always)]
     fn push_wakes(&mut self, out: &mut Outbox) {
         match self.sync.take() {
             Some(End::Sender) => {
