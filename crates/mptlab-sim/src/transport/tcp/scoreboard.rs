@@ -93,6 +93,9 @@ impl Delivered {
     }
 }
 
+/// Record rings of at most this many records are never shrunk (`Scoreboard::shrink_if_sparse`).
+const SHRINK_ABOVE: usize = 64;
+
 #[derive(Default)]
 pub struct Scoreboard {
     segs: VecDeque<SegMeta>,
@@ -153,6 +156,19 @@ impl Scoreboard {
         self.segs.push_back(SegMeta { seq, len, flags: 0, sent_at: now, tx });
     }
 
+    /// Cut the record ring to twice its use when a quarter of it is in use: it then follows the flight
+    /// the sender has now, not the largest it ever had, so the memory of many flows sharing a
+    /// bottleneck stays flat in run length (issue 20) rather than creeping up as each flow
+    /// meets a new peak. The hysteresis (double when full, cut at a quarter) keeps reallocation
+    /// rare. Capacity is not observable: results do not change.
+    #[inline]
+    fn shrink_if_sparse(&mut self) {
+        let cap = self.segs.capacity();
+        if cap > SHRINK_ABOVE && self.segs.len() < cap / 4 {
+            self.segs.shrink_to((2 * self.segs.len()).max(SHRINK_ABOVE));
+        }
+    }
+
     fn index_of(&self, seq: u64) -> usize {
         self.segs.partition_point(|s| s.seq < seq)
     }
@@ -177,6 +193,7 @@ impl Scoreboard {
                 self.retrans -= s.len as u64;
             }
         }
+        self.shrink_if_sparse();
         if !self.ranges.is_empty() {
             self.ranges.retain(|r| r.1 > ack);
             if let Some(first) = self.ranges.first_mut() {
@@ -398,5 +415,29 @@ impl Scoreboard {
     pub fn check_counters(&self) -> bool {
         let sum = |f: u8| self.segs.iter().filter(|s| s.has(f)).map(|s| s.len as u64).sum::<u64>();
         sum(SACKED) == self.sacked && sum(LOST) == self.lost && sum(RETRANS) == self.retrans
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_record_ring_follows_the_flight_down_after_a_peak() {
+        let mut sb = Scoreboard::new();
+        let mut d = Delivered::default();
+        for k in 0..4096u64 {
+            sb.push(k * 1000, 1000, k, TxState::default());
+        }
+        let peak = sb.segs.capacity();
+        assert!(peak >= 4096);
+        // Everything but the last 40 records acknowledged: the ring shrinks toward the flight.
+        sb.ack_to(4056 * 1000, &mut d);
+        assert_eq!(sb.len(), 40);
+        assert!(sb.segs.capacity() < peak / 4, "capacity {} after a peak of {peak}", sb.segs.capacity());
+        // Small rings are left alone.
+        sb.ack_to(4095 * 1000, &mut d);
+        assert_eq!(sb.len(), 1);
+        assert!(sb.segs.capacity() >= 1);
     }
 }
