@@ -92,6 +92,59 @@ pub struct ConnStats {
     pub protocol_errors: u64,
 }
 
+/// The CRYPTO stream's sending part, with whether it has anything to send kept up to date by
+/// every change: each poll asks, and after the handshake the answer (always no) would cost a
+/// visit to the stream's separate allocation, a cache miss per packet with thousands of
+/// connections.
+struct CryptoSend {
+    streams: SendStreams,
+    sending: bool,
+}
+
+impl CryptoSend {
+    fn new(streams: SendStreams) -> Self {
+        let sending = streams.can_send();
+        Self { streams, sending }
+    }
+
+    /// `SendStreams::can_send`.
+    #[inline]
+    fn can_send(&self) -> bool {
+        debug_assert_eq!(self.sending, self.streams.can_send(), "cached CRYPTO state out of date");
+        self.sending
+    }
+
+    fn refresh(&mut self) {
+        self.sending = self.streams.can_send();
+    }
+
+    fn open(&mut self, id: u64) {
+        self.streams.open(id);
+        self.refresh();
+    }
+
+    fn write(&mut self, id: u64, len: u64) {
+        self.streams.write(id, len);
+        self.refresh();
+    }
+
+    fn next_chunk(&mut self, max_len: u64) -> Option<StreamFrame> {
+        let c = self.streams.next_chunk(max_len);
+        self.refresh();
+        c
+    }
+
+    fn on_acked(&mut self, f: &StreamFrame) {
+        self.streams.on_acked(f);
+        self.refresh();
+    }
+
+    fn on_lost(&mut self, f: &StreamFrame) {
+        self.streams.on_lost(f);
+        self.refresh();
+    }
+}
+
 /// Frames owed to the peer that may go on any path.
 #[derive(Default)]
 struct Pending {
@@ -119,7 +172,7 @@ pub struct QuicConn {
     pub paths: Vec<QuicPath>,
     pub send: SendStreams,
     pub recv: RecvStreams,
-    crypto_tx: SendStreams,
+    crypto_tx: CryptoSend,
     crypto_rx: RecvStreams,
     /// 1-RTT keys: STREAM data may be sent and received.
     keys: bool,
@@ -156,7 +209,7 @@ impl QuicConn {
             + slice(&self.paths)
             + self.send.memory_footprint()
             + self.recv.memory_footprint()
-            + self.crypto_tx.memory_footprint()
+            + self.crypto_tx.streams.memory_footprint()
             + self.crypto_rx.memory_footprint()
             + slice(&self.opens)
             + pending
@@ -181,7 +234,7 @@ impl QuicConn {
             paths: slots,
             send: SendStreams::new(cfg.max_data, cfg.max_stream_data),
             recv,
-            crypto_tx: SendStreams::new(big, big),
+            crypto_tx: CryptoSend::new(SendStreams::new(big, big)),
             crypto_rx: RecvStreams::new(RecvConfig { max_data: big, max_stream_data: big, auto_read: true }),
             keys: !cfg.handshake,
             confirmed: !cfg.handshake,
@@ -481,7 +534,7 @@ impl QuicConn {
         match self.role {
             Role::Server => {
                 let hello = self.cfg.client_hello as u64;
-                if got >= hello && self.crypto_tx.stream(0).is_some_and(|s| s.written() == 0) {
+                if got >= hello && self.crypto_tx.streams.stream(0).is_some_and(|s| s.written() == 0) {
                     self.crypto_tx.write(0, self.cfg.server_flight as u64);
                 }
                 if !self.keys && got >= hello + self.cfg.client_finished as u64 {
