@@ -182,8 +182,6 @@ pub struct QuicConn {
     addr_validated: bool,
     amp_received: u64,
     amp_sent: u64,
-    /// Client: when each Idle slot is to be opened (multipath).
-    opens: Vec<Option<Time>>,
     /// RFC 9002 §6.2.2.1 anti-deadlock: a client without 1-RTT keys keeps a PTO armed even
     /// with nothing in flight (the server may be blocked by its amplification limit): when its
     /// last packet was sent, and the backoff exponent.
@@ -211,7 +209,6 @@ impl QuicConn {
             + self.recv.memory_footprint()
             + self.crypto_tx.streams.memory_footprint()
             + self.crypto_rx.memory_footprint()
-            + slice(&self.opens)
             + pending
             + scratch
     }
@@ -241,7 +238,6 @@ impl QuicConn {
             addr_validated: role == Role::Client || !cfg.handshake,
             amp_received: 0,
             amp_sent: 0,
-            opens: vec![None; paths],
             last_sent: 0,
             deadlock_backoff: 0,
             next_path_id: paths as u32,
@@ -351,15 +347,16 @@ impl QuicConn {
         }
         let at = now + self.cfg.path_open_delay;
         for i in 1..self.paths.len() {
-            if self.paths[i].state == PathState::Idle && self.opens[i].is_none() {
-                self.opens[i] = Some(at);
+            let p = &mut self.paths[i];
+            if p.state == PathState::Idle && p.open_at.is_none() {
+                p.open_at = Some(at);
             }
         }
     }
 
     fn open_path(&mut self, slot: usize) {
-        self.opens[slot] = None;
         let p = &mut self.paths[slot];
+        p.open_at = None;
         if p.state != PathState::Idle {
             return;
         }
@@ -386,7 +383,7 @@ impl QuicConn {
         if !self.cfg.multipath {
             return;
         }
-        self.opens[slot] = None;
+        self.paths[slot].open_at = None;
         if !self.paths[slot].open() {
             return;
         }
@@ -403,7 +400,7 @@ impl QuicConn {
             && matches!(self.paths[slot].state, PathState::Abandoned | PathState::Idle)
         {
             self.paths[slot].state = PathState::Idle;
-            self.opens[slot] = Some(now + self.cfg.path_open_delay);
+            self.paths[slot].open_at = Some(now + self.cfg.path_open_delay);
         }
     }
 
@@ -676,7 +673,7 @@ impl QuicConn {
     /// The earliest time `on_timeout` has something to do.
     pub fn deadline(&self, now: Time) -> Option<Time> {
         let sending = self.send.can_send();
-        let d = self.paths.iter().zip(&self.opens).fold(Time::MAX, |d, (p, &open_at)| d.min(slot_deadline(p, open_at, now, sending)));
+        let d = self.paths.iter().fold(Time::MAX, |d, p| d.min(slot_deadline(p, now, sending)));
         self.with_anti_deadlock(d)
     }
 
@@ -701,7 +698,7 @@ impl QuicConn {
             self.paths[0].stats.ptos += 1;
         }
         for i in 0..self.paths.len() {
-            if self.opens[i].is_some_and(|t| t <= now) {
+            if self.paths[i].open_at.is_some_and(|t| t <= now) {
                 self.open_path(i);
             }
             if !self.paths[i].open() || self.paths[i].recovery.loss_detection_deadline().is_none_or(|t| t > now) {
@@ -774,7 +771,7 @@ impl QuicConn {
         let waiting = self.keys && sending;
         let size = self.cfg.max_udp_payload;
         let mut d = Time::MAX;
-        for (p, open_at) in self.paths.iter_mut().zip(&self.opens) {
+        for p in self.paths.iter_mut() {
             if p.usable() {
                 if waiting && !p.has_space(now, size) {
                     p.cc.on_cwnd_limited();
@@ -782,7 +779,7 @@ impl QuicConn {
                     p.cc.on_app_limited(p.recovery.bytes_in_flight());
                 }
             }
-            d = d.min(slot_deadline(p, *open_at, now, sending));
+            d = d.min(slot_deadline(p, now, sending));
         }
         self.with_anti_deadlock(d)
     }
@@ -1119,8 +1116,8 @@ pub enum Transmit {
 /// for an open path its loss detection, its ACK duty, and the pacer's release for a sender with
 /// data (`sending`). Time::MAX stands for "none" so that a minimum over paths needs no branches
 /// (an endpoint's timers change from call to call in ways a branch predictor cannot follow).
-fn slot_deadline(p: &QuicPath, open_at: Option<Time>, now: Time, sending: bool) -> Time {
-    let open_at = open_at.unwrap_or(Time::MAX);
+fn slot_deadline(p: &QuicPath, now: Time, sending: bool) -> Time {
+    let open_at = p.open_at.unwrap_or(Time::MAX);
     if !p.open() {
         return open_at;
     }
