@@ -685,7 +685,9 @@ impl QuicConn {
 
     fn anti_deadlock_deadline(&self) -> Option<Time> {
         let p = &self.paths[0];
-        let waiting = self.role == Role::Client && self.cfg.handshake && !self.keys && p.recovery.ack_eliciting_in_flight() == 0;
+        // `keys` first: once the handshake is done nothing else is read (the configuration sits
+        // on a line of its own that an idle poll would otherwise visit).
+        let waiting = !self.keys && self.role == Role::Client && self.cfg.handshake && p.recovery.ack_eliciting_in_flight() == 0;
         waiting.then(|| self.last_sent + p.recovery.pto_period().saturating_mul(1 << self.deadlock_backoff.min(20)))
     }
 
