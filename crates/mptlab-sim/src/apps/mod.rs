@@ -56,12 +56,39 @@ impl AppSpec {
     }
 }
 
-pub enum App {
+/// An application: its source and when its ticks end. 80 bytes, as the source alone was
+/// before `end` (a Poisson source's count and countdown make room): a larger application
+/// shifts the rest of the flow across cache lines.
+pub struct App {
+    source: Source,
+    /// No tick is scheduled at or after this time (`set_end`: the run's end or the flow's stop).
+    /// Kept here because every tick reads the application anyway: the flow's own stop time sits
+    /// on another cache line, a miss per tick with thousands of flows.
+    end: Time,
+}
+
+enum Source {
     Bulk,
-    Cbr { gap: Time, write: u64 },
-    Poisson { mean_gap: f64, write: u64, rng: RngStream, left: Option<u64>, total: Option<u64> },
-    File { size: u64 },
-    PacedFile { gap: Time, write: u64, size: u64 },
+    Cbr {
+        gap: Time,
+        write: u64,
+    },
+    /// `count`: messages in all (None: no limit); `left`: of those, not yet produced.
+    Poisson {
+        mean_gap: f64,
+        write: u64,
+        rng: RngStream,
+        count: Option<u64>,
+        left: u64,
+    },
+    File {
+        size: u64,
+    },
+    PacedFile {
+        gap: Time,
+        write: u64,
+        size: u64,
+    },
 }
 
 /// What a tick produced.
@@ -76,69 +103,81 @@ impl App {
     /// datagram for UDP, the write size for TCP.
     pub fn new(spec: &AppSpec, unit_bytes: Option<u64>, rng: RngStream) -> Self {
         let gap_for = |rate_bps: u64, bytes: u64| ((bytes as u128 * 8 * SECOND as u128) / rate_bps.max(1) as u128) as Time;
-        match *spec {
-            AppSpec::Bulk => App::Bulk,
+        let source = match *spec {
+            AppSpec::Bulk => Source::Bulk,
             AppSpec::Cbr { rate_bps, write_size } => {
                 let unit = unit_bytes.unwrap_or(write_size as u64);
-                App::Cbr { gap: gap_for(rate_bps, unit).max(1), write: write_size as u64 }
+                Source::Cbr { gap: gap_for(rate_bps, unit).max(1), write: write_size as u64 }
             }
             AppSpec::Poisson { rate_bps, message_size, count } => {
                 let unit = unit_bytes.unwrap_or(message_size as u64);
-                let total = count.map(|n| n * message_size as u64);
-                App::Poisson { mean_gap: gap_for(rate_bps, unit) as f64, write: message_size as u64, rng, left: count, total }
+                let (mean_gap, left) = (gap_for(rate_bps, unit) as f64, count.unwrap_or(0));
+                Source::Poisson { mean_gap, write: message_size as u64, rng, count, left }
             }
-            AppSpec::File { size } => App::File { size },
+            AppSpec::File { size } => Source::File { size },
             AppSpec::PacedFile { size, rate_bps, datagram } => {
                 let unit = unit_bytes.unwrap_or(datagram as u64);
-                App::PacedFile { gap: gap_for(rate_bps, unit).max(1), write: datagram as u64, size }
+                Source::PacedFile { gap: gap_for(rate_bps, unit).max(1), write: datagram as u64, size }
             }
-        }
+        };
+        App { source, end: Time::MAX }
+    }
+
+    /// Ticks end before `end` (the run's end, or the flow's stop if earlier).
+    pub fn set_end(&mut self, end: Time) {
+        self.end = end;
+    }
+
+    /// Whether a tick at `t` is before the end (`set_end`).
+    #[inline]
+    pub fn runs_at(&self, t: Time) -> bool {
+        t < self.end
     }
 
     /// The first tick, at the flow's start time.
     pub fn first(&mut self, now: Time) -> Tick {
-        match self {
-            App::Bulk => Tick { bytes: 0, next: None },
-            App::File { size } => Tick { bytes: *size, next: None },
+        match self.source {
+            Source::Bulk => Tick { bytes: 0, next: None },
+            Source::File { size } => Tick { bytes: size, next: None },
             _ => self.tick(now),
         }
     }
 
     /// A scheduled tick: the bytes of one write and the time of the next.
     pub fn tick(&mut self, now: Time) -> Tick {
-        match self {
-            App::Cbr { gap, write } | App::PacedFile { gap, write, .. } => Tick { bytes: *write, next: Some(now + *gap) },
-            App::Poisson { mean_gap, write, rng, left, .. } => {
-                if let Some(n) = left {
-                    if *n == 0 {
+        match &mut self.source {
+            Source::Cbr { gap, write } | Source::PacedFile { gap, write, .. } => Tick { bytes: *write, next: Some(now + *gap) },
+            Source::Poisson { mean_gap, write, rng, count, left } => {
+                if count.is_some() {
+                    if *left == 0 {
                         return Tick::default();
                     }
-                    *n -= 1;
-                    if *n == 0 {
+                    *left -= 1;
+                    if *left == 0 {
                         return Tick { bytes: *write, next: None };
                     }
                 }
                 let gap = rng.exponential(*mean_gap).round().max(1.0) as Time;
                 Tick { bytes: *write, next: Some(now + gap) }
             }
-            App::Bulk | App::File { .. } => Tick::default(),
+            Source::Bulk | Source::File { .. } => Tick::default(),
         }
     }
 
     pub fn is_bulk(&self) -> bool {
-        matches!(self, App::Bulk)
+        matches!(self.source, Source::Bulk)
     }
 
     /// A file transfer (paced or not): everything is written at the start or at a fixed pace.
     pub fn is_file(&self) -> bool {
-        matches!(self, App::File { .. } | App::PacedFile { .. })
+        matches!(self.source, Source::File { .. } | Source::PacedFile { .. })
     }
 
     /// Bytes after which the flow is complete: a file's size, or a counted Poisson source's total.
     pub fn file_size(&self) -> Option<u64> {
-        match self {
-            App::File { size } | App::PacedFile { size, .. } => Some(*size),
-            App::Poisson { total, .. } => *total,
+        match self.source {
+            Source::File { size } | Source::PacedFile { size, .. } => Some(size),
+            Source::Poisson { count, write, .. } => count.map(|n| n * write),
             _ => None,
         }
     }

@@ -390,6 +390,8 @@ impl Simulation {
 
     fn on_start(&mut self, now: Time, f: usize) {
         let flow = &mut self.flows[f];
+        // The application's ticks end with the run or at the flow's stop (`schedule_app`).
+        flow.app.set_end(flow.stop.map_or(self.spec.duration, |s| s.min(self.spec.duration)));
         let tick = flow.app.first(now);
         flow.backlog += tick.bytes;
         let app = AppStart { bulk: flow.app.is_bulk(), bytes: flow.backlog, file: flow.app.is_file() };
@@ -402,8 +404,11 @@ impl Simulation {
 
     fn schedule_app(&mut self, f: usize, t: Time) {
         let flow = &self.flows[f];
-        // A paced file transfer stops once its receiver holds the whole file.
-        if t < self.spec.duration && flow.stop.is_none_or(|s| t < s) && flow.metrics.completion.is_none() {
+        // A paced file transfer stops once its receiver holds the whole file. Only an application
+        // with a size completes (`record_delivery`): the others' metrics, far from the application
+        // in memory, are not read (a cache miss per tick with thousands of flows).
+        let complete = flow.app.file_size().is_some() && flow.metrics.completion.is_some();
+        if flow.app.runs_at(t) && !complete {
             self.queue.schedule(t, Ev::App(f as u32));
         }
     }

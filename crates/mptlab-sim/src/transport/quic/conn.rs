@@ -92,6 +92,59 @@ pub struct ConnStats {
     pub protocol_errors: u64,
 }
 
+/// The CRYPTO stream's sending part, with whether it has anything to send kept up to date by
+/// every change: each poll asks, and after the handshake the answer (always no) would cost a
+/// visit to the stream's separate allocation, a cache miss per packet with thousands of
+/// connections.
+struct CryptoSend {
+    streams: SendStreams,
+    sending: bool,
+}
+
+impl CryptoSend {
+    fn new(streams: SendStreams) -> Self {
+        let sending = streams.can_send();
+        Self { streams, sending }
+    }
+
+    /// `SendStreams::can_send`.
+    #[inline]
+    fn can_send(&self) -> bool {
+        debug_assert_eq!(self.sending, self.streams.can_send(), "cached CRYPTO state out of date");
+        self.sending
+    }
+
+    fn refresh(&mut self) {
+        self.sending = self.streams.can_send();
+    }
+
+    fn open(&mut self, id: u64) {
+        self.streams.open(id);
+        self.refresh();
+    }
+
+    fn write(&mut self, id: u64, len: u64) {
+        self.streams.write(id, len);
+        self.refresh();
+    }
+
+    fn next_chunk(&mut self, max_len: u64) -> Option<StreamFrame> {
+        let c = self.streams.next_chunk(max_len);
+        self.refresh();
+        c
+    }
+
+    fn on_acked(&mut self, f: &StreamFrame) {
+        self.streams.on_acked(f);
+        self.refresh();
+    }
+
+    fn on_lost(&mut self, f: &StreamFrame) {
+        self.streams.on_lost(f);
+        self.refresh();
+    }
+}
+
 /// Frames owed to the peer that may go on any path.
 #[derive(Default)]
 struct Pending {
@@ -119,7 +172,7 @@ pub struct QuicConn {
     pub paths: Vec<QuicPath>,
     pub send: SendStreams,
     pub recv: RecvStreams,
-    crypto_tx: SendStreams,
+    crypto_tx: CryptoSend,
     crypto_rx: RecvStreams,
     /// 1-RTT keys: STREAM data may be sent and received.
     keys: bool,
@@ -129,8 +182,6 @@ pub struct QuicConn {
     addr_validated: bool,
     amp_received: u64,
     amp_sent: u64,
-    /// Client: when each Idle slot is to be opened (multipath).
-    opens: Vec<Option<Time>>,
     /// RFC 9002 §6.2.2.1 anti-deadlock: a client without 1-RTT keys keeps a PTO armed even
     /// with nothing in flight (the server may be blocked by its amplification limit): when its
     /// last packet was sent, and the backoff exponent.
@@ -156,9 +207,8 @@ impl QuicConn {
             + slice(&self.paths)
             + self.send.memory_footprint()
             + self.recv.memory_footprint()
-            + self.crypto_tx.memory_footprint()
+            + self.crypto_tx.streams.memory_footprint()
             + self.crypto_rx.memory_footprint()
-            + slice(&self.opens)
             + pending
             + scratch
     }
@@ -181,14 +231,13 @@ impl QuicConn {
             paths: slots,
             send: SendStreams::new(cfg.max_data, cfg.max_stream_data),
             recv,
-            crypto_tx: SendStreams::new(big, big),
+            crypto_tx: CryptoSend::new(SendStreams::new(big, big)),
             crypto_rx: RecvStreams::new(RecvConfig { max_data: big, max_stream_data: big, auto_read: true }),
             keys: !cfg.handshake,
             confirmed: !cfg.handshake,
             addr_validated: role == Role::Client || !cfg.handshake,
             amp_received: 0,
             amp_sent: 0,
-            opens: vec![None; paths],
             last_sent: 0,
             deadlock_backoff: 0,
             next_path_id: paths as u32,
@@ -298,15 +347,16 @@ impl QuicConn {
         }
         let at = now + self.cfg.path_open_delay;
         for i in 1..self.paths.len() {
-            if self.paths[i].state == PathState::Idle && self.opens[i].is_none() {
-                self.opens[i] = Some(at);
+            let p = &mut self.paths[i];
+            if p.state == PathState::Idle && p.open_at.is_none() {
+                p.open_at = Some(at);
             }
         }
     }
 
     fn open_path(&mut self, slot: usize) {
-        self.opens[slot] = None;
         let p = &mut self.paths[slot];
+        p.open_at = None;
         if p.state != PathState::Idle {
             return;
         }
@@ -333,7 +383,7 @@ impl QuicConn {
         if !self.cfg.multipath {
             return;
         }
-        self.opens[slot] = None;
+        self.paths[slot].open_at = None;
         if !self.paths[slot].open() {
             return;
         }
@@ -350,7 +400,7 @@ impl QuicConn {
             && matches!(self.paths[slot].state, PathState::Abandoned | PathState::Idle)
         {
             self.paths[slot].state = PathState::Idle;
-            self.opens[slot] = Some(now + self.cfg.path_open_delay);
+            self.paths[slot].open_at = Some(now + self.cfg.path_open_delay);
         }
     }
 
@@ -481,7 +531,7 @@ impl QuicConn {
         match self.role {
             Role::Server => {
                 let hello = self.cfg.client_hello as u64;
-                if got >= hello && self.crypto_tx.stream(0).is_some_and(|s| s.written() == 0) {
+                if got >= hello && self.crypto_tx.streams.stream(0).is_some_and(|s| s.written() == 0) {
                     self.crypto_tx.write(0, self.cfg.server_flight as u64);
                 }
                 if !self.keys && got >= hello + self.cfg.client_finished as u64 {
@@ -623,7 +673,7 @@ impl QuicConn {
     /// The earliest time `on_timeout` has something to do.
     pub fn deadline(&self, now: Time) -> Option<Time> {
         let sending = self.send.can_send();
-        let d = self.paths.iter().zip(&self.opens).fold(Time::MAX, |d, (p, &open_at)| d.min(slot_deadline(p, open_at, now, sending)));
+        let d = self.paths.iter().fold(Time::MAX, |d, p| d.min(slot_deadline(p, now, sending)));
         self.with_anti_deadlock(d)
     }
 
@@ -635,7 +685,9 @@ impl QuicConn {
 
     fn anti_deadlock_deadline(&self) -> Option<Time> {
         let p = &self.paths[0];
-        let waiting = self.role == Role::Client && self.cfg.handshake && !self.keys && p.recovery.ack_eliciting_in_flight() == 0;
+        // `keys` first: once the handshake is done nothing else is read (the configuration sits
+        // on a line of its own that an idle poll would otherwise visit).
+        let waiting = !self.keys && self.role == Role::Client && self.cfg.handshake && p.recovery.ack_eliciting_in_flight() == 0;
         waiting.then(|| self.last_sent + p.recovery.pto_period().saturating_mul(1 << self.deadlock_backoff.min(20)))
     }
 
@@ -648,7 +700,7 @@ impl QuicConn {
             self.paths[0].stats.ptos += 1;
         }
         for i in 0..self.paths.len() {
-            if self.opens[i].is_some_and(|t| t <= now) {
+            if self.paths[i].open_at.is_some_and(|t| t <= now) {
                 self.open_path(i);
             }
             if !self.paths[i].open() || self.paths[i].recovery.loss_detection_deadline().is_none_or(|t| t > now) {
@@ -721,7 +773,7 @@ impl QuicConn {
         let waiting = self.keys && sending;
         let size = self.cfg.max_udp_payload;
         let mut d = Time::MAX;
-        for (p, open_at) in self.paths.iter_mut().zip(&self.opens) {
+        for p in self.paths.iter_mut() {
             if p.usable() {
                 if waiting && !p.has_space(now, size) {
                     p.cc.on_cwnd_limited();
@@ -729,7 +781,7 @@ impl QuicConn {
                     p.cc.on_app_limited(p.recovery.bytes_in_flight());
                 }
             }
-            d = d.min(slot_deadline(p, *open_at, now, sending));
+            d = d.min(slot_deadline(p, now, sending));
         }
         self.with_anti_deadlock(d)
     }
@@ -1066,8 +1118,8 @@ pub enum Transmit {
 /// for an open path its loss detection, its ACK duty, and the pacer's release for a sender with
 /// data (`sending`). Time::MAX stands for "none" so that a minimum over paths needs no branches
 /// (an endpoint's timers change from call to call in ways a branch predictor cannot follow).
-fn slot_deadline(p: &QuicPath, open_at: Option<Time>, now: Time, sending: bool) -> Time {
-    let open_at = open_at.unwrap_or(Time::MAX);
+fn slot_deadline(p: &QuicPath, now: Time, sending: bool) -> Time {
+    let open_at = p.open_at.unwrap_or(Time::MAX);
     if !p.open() {
         return open_at;
     }

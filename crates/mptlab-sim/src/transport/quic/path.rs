@@ -71,6 +71,10 @@ pub struct QuicPath {
     pub challenge_pending: bool,
     pub response_pending: bool,
     pub validated_at: Option<Time>,
+    /// Client: when this Idle slot is to be opened (multipath). Kept with the path rather than
+    /// in a list of its own: every poll that finds nothing to send reads it, and a separate
+    /// allocation cost a cache miss there with thousands of connections.
+    pub open_at: Option<Time>,
     /// The slot's statistics, over every path opened on it.
     pub stats: PathStats,
     /// The slot's preferences (priority, backup) for the scheduler.
@@ -105,6 +109,7 @@ impl QuicPath {
             challenge_pending: false,
             response_pending: false,
             validated_at: None,
+            open_at: None,
             stats: PathStats::default(),
             prefs: PathPrefs::default_for(id as usize),
         }
