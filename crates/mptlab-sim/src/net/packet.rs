@@ -90,7 +90,7 @@ impl Packet {
     #[inline]
     pub fn from_tcp<F: Default>(h: &TcpHeader, bodies: &mut BodyTable<F>, next: Handle) -> Packet {
         if h.nsack > 0 {
-            bodies.set_sack(next, h.sack_blocks());
+            bodies.set_sack(next, &h.sack);
         }
         Packet {
             proto: Proto::Tcp,
@@ -111,29 +111,39 @@ impl Packet {
         if self.nsack == 0 {
             return &[];
         }
-        bodies.sack(h, self.nsack)
+        &bodies.sack(h)[..self.nsack as usize]
     }
 
-    /// The TCP header this packet (handle `h`) carries, SACK blocks included.
+    /// The TCP header this packet (handle `h`) carries, SACK blocks included: the header it was
+    /// built from (`from_tcp`).
     #[inline]
     pub fn tcp_header<F: Default>(&self, bodies: &BodyTable<F>, h: Handle) -> TcpHeader {
-        self.header_with(self.sack_blocks(bodies, h))
+        let mut hdr = self.header_without_sack();
+        if self.nsack > 0 {
+            hdr.sack = *bodies.sack(h);
+        }
+        hdr
     }
 
-    /// The TCP header this packet carries, with SACK blocks `sack` (at most `MAX_SACK_BLOCKS`).
-    #[inline]
+    /// The TCP header this packet carries, with SACK blocks `sack` (its `nsack` of them).
     pub fn header_with(&self, sack: &[SackBlock]) -> TcpHeader {
-        let mut h = TcpHeader {
+        debug_assert_eq!(sack.len(), self.nsack as usize);
+        let mut hdr = self.header_without_sack();
+        hdr.sack[..sack.len()].copy_from_slice(sack);
+        hdr
+    }
+
+    #[inline]
+    fn header_without_sack(&self) -> TcpHeader {
+        TcpHeader {
             flags: self.flags,
             seq: self.seq,
             len: self.len,
             ack: self.ack,
             wnd: self.wnd,
             dss: self.dss,
-            nsack: sack.len() as u8,
+            nsack: self.nsack,
             ..TcpHeader::default()
-        };
-        h.sack[..sack.len()].copy_from_slice(sack);
-        h
+        }
     }
 }
