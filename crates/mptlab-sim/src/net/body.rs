@@ -7,21 +7,46 @@
 //! vector is cleared, not freed), so steady state allocates nothing. An encapsulated packet stays
 //! in the arena under its own handle, with its own body; the outer packet's body names it, so
 //! decapsulation hands the inner handle on unchanged and nesting costs nothing extra.
+//!
+//! The SACK blocks of the TCP packets that carry some are here too, by handle, so that
+//! `Packet` keeps only their count (`net::packet`).
 
+use crate::wire::{SackBlock, MAX_SACK_BLOCKS};
 use mptlab_engine::Handle;
 
 /// The bodies of the packets in flight, by handle: the `frames` of the transport's own type
 /// (e.g. QUIC frames) and, for a tunnel packet, the handle of the packet it carries. The two
 /// are kept in separate arrays: the frames' stride stays that of `F` on the packet path, and the
-/// inner handles are grown only once a run encapsulates.
+/// inner handles are grown only once a run encapsulates. A third array holds SACK blocks, grown
+/// only once a packet carries some; an entry is read only for a packet whose `nsack` says it
+/// has blocks, so stale entries of reused handles need no clearing.
 pub struct BodyTable<F> {
     frames: Vec<F>,
     inner: Vec<Option<Handle>>,
+    sacks: Vec<[SackBlock; MAX_SACK_BLOCKS]>,
 }
 
 impl<F: Default> BodyTable<F> {
     pub fn new() -> Self {
-        Self { frames: Vec::new(), inner: Vec::new() }
+        Self { frames: Vec::new(), inner: Vec::new(), sacks: Vec::new() }
+    }
+
+    /// Give the packet about to be sent with handle `h` the SACK blocks `blocks` (the packet's
+    /// `nsack` says how many count). Whole arrays are copied: fixed-size moves, no `memcpy`
+    /// call for a variable length.
+    #[inline]
+    pub fn set_sack(&mut self, h: Handle, blocks: &[SackBlock; MAX_SACK_BLOCKS]) {
+        let i = h.0 as usize;
+        if i >= self.sacks.len() {
+            self.sacks.resize(i + 1, Default::default());
+        }
+        self.sacks[i] = *blocks;
+    }
+
+    /// The SACK blocks given to packet `h` with `set_sack`.
+    #[inline]
+    pub fn sack(&self, h: Handle) -> &[SackBlock; MAX_SACK_BLOCKS] {
+        &self.sacks[h.0 as usize]
     }
 
     /// The frames of the packet about to be sent with handle `h` (those of the handle's previous
@@ -137,6 +162,17 @@ mod tests {
         assert_eq!(arena.get(a).size, 1000);
         assert_eq!(*bodies.get(a), [7]);
         assert_eq!(bodies.decapsulate(a), None);
+    }
+
+    #[test]
+    fn sack_blocks_follow_the_handle() {
+        let mut bodies: BodyTable<Frames> = BodyTable::new();
+        let blocks = [SackBlock { start: 10, end: 20 }, SackBlock { start: 30, end: 40 }, SackBlock::default()];
+        bodies.set_sack(Handle(3), &blocks);
+        assert_eq!(*bodies.sack(Handle(3)), blocks);
+        // Frames and inner packets of the handle are independent of its blocks.
+        bodies.entry(Handle(3)).push(1);
+        assert_eq!(*bodies.sack(Handle(3)), blocks);
     }
 
     #[test]

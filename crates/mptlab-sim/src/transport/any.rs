@@ -116,8 +116,8 @@ impl Endpoint for AnyEndpoint {
         dispatch!(self, e => e.on_interface(now, pass, path, link, up, out))
     }
 
-    // Inlined into the simulation's drain loop, so the 128-byte transmit is built in place
-    // rather than copied out of each call.
+    // Inlined into the simulation's drain loop, so the transmit is built in place rather than
+    // copied out of each call.
     #[inline(always)]
     fn poll_transmit(&mut self, now: Time, out: &mut Outbox, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
         dispatch!(self, e => e.poll_transmit(now, out, bodies, next))

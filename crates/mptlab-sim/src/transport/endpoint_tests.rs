@@ -42,7 +42,7 @@ fn udp_write_leaves_as_numbered_datagrams_without_timers() {
     let mut ep = UdpConn::new(1000);
     assert_eq!(ep.write(0, 2500, &mut out), 2500, "datagrams are never blocked");
     let (sent, wakes) = drain(&mut ep, 0, &mut out, &mut bodies);
-    let got: Vec<_> = sent.iter().map(|t| (t.path, t.from, t.packet.udp_seq, t.packet.udp_payload, t.packet.size)).collect();
+    let got: Vec<_> = sent.iter().map(|t| (t.path, t.from, t.packet.seq, t.packet.len, t.packet.size)).collect();
     assert_eq!(got, vec![(0, End::Sender, 0, 1000, 1028), (0, End::Sender, 1, 1000, 1028), (0, End::Sender, 2, 500, 528)]);
     assert!(wakes.is_empty());
     let p = sent[2].packet;
@@ -62,13 +62,13 @@ fn tcp_sender_output_arms_sender_slots_and_receiver_output_the_receiver_slot() {
     assert_eq!(accepted, 3 * cfg.mss as u64);
     let (sent, wakes) = drain(&mut ep, 0, &mut out, &mut bodies);
     assert_eq!(sent.len(), 3, "three segments within the initial window");
-    assert!(sent.iter().all(|t| t.from == End::Sender && t.path == 0 && t.packet.is_data() && t.packet.size == t.packet.tcp.len + 40));
+    assert!(sent.iter().all(|t| t.from == End::Sender && t.path == 0 && t.packet.is_data() && t.packet.size == t.packet.len + 40));
     assert_eq!(slots(&wakes), vec![SLOT_SENDER, SLOT_PACER]);
     assert!(matches!(wakes[0], Wake::Timer { deadline: Some(_), .. }), "the RTO runs while data is in flight");
 
     let first: Packet = sent[0].packet;
     let delivered = ep.on_packet(5, End::Receiver, 0, &first, &bodies, Handle(0), &mut out);
-    assert_eq!(delivered, first.tcp.len as u64, "in-order data reaches the application");
+    assert_eq!(delivered, first.len as u64, "in-order data reaches the application");
     let (acks, wakes) = drain(&mut ep, 5, &mut out, &mut bodies);
     assert!(acks.iter().all(|t| t.from == End::Receiver && !t.packet.is_data()));
     assert_eq!(slots(&wakes), vec![SLOT_RECEIVER]);

@@ -71,7 +71,7 @@ impl Endpoint for UdpConn {
 
     #[inline]
     fn on_packet(&mut self, _: Time, _: End, _: usize, p: &Packet, _: &Bodies, _: Handle, _: &mut Outbox) -> u64 {
-        self.rcv.on_datagram(p.udp_seq, p.udp_payload)
+        self.rcv.on_datagram(p.seq, p.len)
     }
 
     fn on_timeout(&mut self, _: Time, _: usize, _: &mut Outbox) {}
@@ -93,8 +93,7 @@ impl Endpoint for UdpConn {
         self.unsent -= n as u64;
         let seq = self.next_seq;
         self.next_seq += 1;
-        let packet =
-            Packet { proto: Proto::Udp, size: n + UDP_HEADER_BYTES, sent_at: now, udp_seq: seq, udp_payload: n, ..Default::default() };
+        let packet = Packet { proto: Proto::Udp, size: n + UDP_HEADER_BYTES, sent_at: now, seq, len: n, ..Default::default() };
         Some(Transmit { path: 0, from: End::Sender, packet })
     }
 

@@ -6,7 +6,7 @@
 use super::summary::MptcpTraces;
 use super::{hol, MptcpReceiver, MptcpSender, SubState, SubflowParams, DSS_ACK_BYTES, DSS_DATA_BYTES, MAX_SUBFLOWS};
 use crate::cc::{CcConfig, CcParams};
-use crate::net::{Packet, Proto};
+use crate::net::Packet;
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{
     conn_slot, AppStart, End, Endpoint, Outbox, SummaryInput, Transmit, Wake, SLOTS_PER_PATH, SLOT_PACER, SLOT_RECEIVER, SLOT_SENDER,
@@ -129,17 +129,17 @@ impl Endpoint for MptcpConn {
     }
 
     #[inline]
-    fn on_packet(&mut self, now: Time, at: End, path: usize, p: &Packet, _: &Bodies, _: Handle, out: &mut Outbox) -> u64 {
+    fn on_packet(&mut self, now: Time, at: End, path: usize, p: &Packet, bodies: &Bodies, h: Handle, out: &mut Outbox) -> u64 {
         match at {
             End::Receiver => {
                 self.receiver_ran = Some(path as u8);
                 if p.epoch != self.rcv.subs[path].epoch {
                     return 0; // a packet of a closed subflow incarnation
                 }
-                self.rcv.on_segment(now, path, &p.tcp, out.headers_from(End::Receiver, path))
+                self.rcv.on_segment(now, path, &p.tcp_header(bodies, h), out.headers_from(End::Receiver, path))
             }
             End::Sender => {
-                self.snd.on_ack(now, path, p.epoch, &p.tcp, &mut out.segs);
+                self.snd.on_ack(now, path, p.epoch, &p.tcp_header(bodies, h), &mut out.segs);
                 self.sender_ran = true;
                 0
             }
@@ -191,14 +191,14 @@ impl Endpoint for MptcpConn {
     }
 
     /// Receiver ACKs first (an input produces either those or subflow segments, never both).
-    // Inlined into the simulation's drain loop, so the 128-byte transmit is built in place
-    // rather than copied out of each call.
+    // Inlined into the simulation's drain loop, so the transmit is built in place rather than
+    // copied out of each call.
     #[inline(always)]
-    fn poll_transmit(&mut self, now: Time, out: &mut Outbox, _: &mut Bodies, _: Handle) -> Option<Transmit> {
+    fn poll_transmit(&mut self, now: Time, out: &mut Outbox, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
         if let Some(hdr) = out.next_header() {
             let epoch = self.rcv.subs[out.path as usize].epoch;
             let size = hdr.len + TCP_HEADER_BYTES + DSS_ACK_BYTES;
-            let packet = Packet { proto: Proto::Tcp, epoch, size, sent_at: now, tcp: hdr, ..Default::default() };
+            let packet = Packet { epoch, size, sent_at: now, ..Packet::from_tcp(&hdr, bodies, next) };
             return Some(Transmit { path: out.path, from: out.from, packet });
         }
         let Some(seg) = out.next_seg() else {
@@ -208,7 +208,7 @@ impl Endpoint for MptcpConn {
         let epoch = self.snd.subs[seg.sub as usize].epoch;
         let options = if seg.hdr.len > 0 { DSS_DATA_BYTES } else { DSS_ACK_BYTES };
         let size = seg.hdr.len + TCP_HEADER_BYTES + options;
-        let packet = Packet { proto: Proto::Tcp, epoch, size, sent_at: now, tcp: seg.hdr, ..Default::default() };
+        let packet = Packet { epoch, size, sent_at: now, ..Packet::from_tcp(&seg.hdr, bodies, next) };
         Some(Transmit { path: seg.sub, from: End::Sender, packet })
     }
 

@@ -2,7 +2,7 @@
 //! client (data sender) and the server (receiver) as two `QuicConn`s, each polled for packets
 //! after every input until it is idle, one timer per endpoint, the path manager of multipath
 //! flows (draft-ietf-quic-multipath-19 §3: paths abandoned and re-opened), and per-path samples.
-//! A packet's frames travel in `Bodies`; on the wire it is a UDP datagram whose `udp_payload`
+//! A packet's frames travel in `Bodies`; on the wire it is a UDP datagram whose `len`
 //! holds the STREAM bytes it carries, so ACK-only packets count as non-data.
 
 use super::{QuicConn, Role, Transmit as Poll};
@@ -151,8 +151,7 @@ impl Endpoint for QuicPair {
         match self.conn(end).poll(now, buf) {
             Poll::Packet(slot) => {
                 let stream_bytes = buf.frames.stream_bytes() as u32;
-                let packet =
-                    Packet { proto: Proto::Udp, size: buf.wire_size(), sent_at: now, udp_payload: stream_bytes, ..Default::default() };
+                let packet = Packet { proto: Proto::Udp, size: buf.wire_size(), sent_at: now, len: stream_bytes, ..Default::default() };
                 Some(Transmit { path: slot as u16, from: end, packet })
             }
             // The poll that finds nothing returns the endpoint's deadline: it goes straight to

@@ -4,7 +4,7 @@
 
 use super::{TcpConfig, TcpReceiver, TcpSender};
 use crate::cc::AnyCc;
-use crate::net::{Packet, Proto};
+use crate::net::Packet;
 use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{
     AppStart, End, Endpoint, Outbox, SummaryInput, Transmit, Wake, SLOTS_PER_PATH, SLOT_PACER, SLOT_RECEIVER, SLOT_SENDER,
@@ -70,12 +70,13 @@ impl Endpoint for TcpConn {
     }
 
     #[inline]
-    fn on_packet(&mut self, now: Time, at: End, _path: usize, p: &Packet, _: &Bodies, _: Handle, out: &mut Outbox) -> u64 {
+    fn on_packet(&mut self, now: Time, at: End, _path: usize, p: &Packet, bodies: &Bodies, h: Handle, out: &mut Outbox) -> u64 {
         self.sync = Some(at);
+        let hdr = p.tcp_header(bodies, h);
         match at {
-            End::Receiver => self.rcv.on_segment(now, &p.tcp, out.headers_from(End::Receiver, 0)),
+            End::Receiver => self.rcv.on_segment(now, &hdr, out.headers_from(End::Receiver, 0)),
             End::Sender => {
-                self.snd.on_ack(now, &p.tcp, out.headers_from(End::Sender, 0));
+                self.snd.on_ack(now, &hdr, out.headers_from(End::Sender, 0));
                 0
             }
         }
@@ -97,16 +98,16 @@ impl Endpoint for TcpConn {
         false
     }
 
-    // Inlined into the simulation's drain loop, so the 128-byte transmit is built in place
-    // rather than copied out of each call.
+    // Inlined into the simulation's drain loop, so the transmit is built in place rather than
+    // copied out of each call.
     #[inline(always)]
-    fn poll_transmit(&mut self, now: Time, out: &mut Outbox, _: &mut Bodies, _: Handle) -> Option<Transmit> {
+    fn poll_transmit(&mut self, now: Time, out: &mut Outbox, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
         let Some(hdr) = out.next_header() else {
             self.push_wakes(out);
             return None;
         };
         let size = hdr.len + TCP_HEADER_BYTES;
-        let packet = Packet { proto: Proto::Tcp, size, sent_at: now, tcp: hdr, ..Default::default() };
+        let packet = Packet { size, sent_at: now, ..Packet::from_tcp(&hdr, bodies, next) };
         Some(Transmit { path: out.path, from: out.from, packet })
     }
 

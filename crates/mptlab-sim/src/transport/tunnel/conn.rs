@@ -13,7 +13,7 @@
 //!   ready waits for it, in the buffer.
 //! - Encapsulation: the outer packet's body carries the inner packet's handle
 //!   (`net::BodyTable::encapsulate`); its wire size is the inner size plus `overhead`; its
-//!   header carries the global sequence number (`tcp.dss`), the path sequence number (`udp_seq`)
+//!   header carries the global sequence number (`dss`), the path sequence number (`seq`)
 //!   and a timestamp (`sent_at`), the fields of seed 003 §2.2's header. The global number and
 //!   the timestamp are given when the scheduler places the packet on a path, so the egress's
 //!   one-way delay estimates include the wait for the path's pacer.
@@ -41,7 +41,7 @@ use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{End, Transmit};
 use crate::transport::multipath::{MultipathCore, MultipathPath, PathPrefs, Placement, Shortcut};
 use crate::transport::reorder::{Arrival, Release, Reorderer, Reordering};
-use crate::transport::segment::{TcpHeader, TCP_HEADER_BYTES};
+use crate::transport::segment::{SackBlock, TcpHeader, TCP_HEADER_BYTES};
 use mptlab_engine::{Handle, Time};
 use std::collections::VecDeque;
 
@@ -159,8 +159,9 @@ impl Tunnel {
         for (i, path) in self.paths.iter_mut().enumerate() {
             match path {
                 TunnelPath::Dccp(d) => {
-                    let mut p = Packet { sent_at: now, ..Packet::default() };
-                    if d.rcv.poll_ack(now, self.ack_size, &mut p) {
+                    let mut h = TcpHeader::default();
+                    if d.rcv.poll_ack(now, &mut h) {
+                        let p = Packet { proto: Proto::Udp, size: self.ack_size, sent_at: now, ..Packet::from_tcp(&h, bodies, next) };
                         return Some(Transmit { path: i as u16, from: End::Receiver, packet: p });
                     }
                 }
@@ -168,7 +169,7 @@ impl Tunnel {
                     // The connection opens with the tunnel's first send.
                     t.start(now);
                     if let Some(h) = t.pop_ack() {
-                        return Some(Transmit { path: i as u16, from: End::Receiver, packet: tcp_packet(now, h) });
+                        return Some(Transmit { path: i as u16, from: End::Receiver, packet: tcp_packet(now, &h, bodies, next) });
                     }
                 }
             }
@@ -204,16 +205,15 @@ impl Tunnel {
         })?;
         let held = match held {
             Ok(held) => held,
-            Err(h) => return Some(Transmit { path: i as u16, from: End::Sender, packet: tcp_packet(now, h) }),
+            Err(h) => return Some(Transmit { path: i as u16, from: End::Sender, packet: tcp_packet(now, &h, bodies, next) }),
         };
         let TunnelPath::Dccp(d) = &mut self.paths[i] else { unreachable!("a DCCP packet") };
         let global = held.global;
         let size = held.size + self.overhead;
         let path_seq = d.snd.on_send(now, size);
         bodies.encapsulate(next, held.handle);
-        let mut p =
-            Packet { proto: Proto::Udp, size, sent_at: held.placed_at, udp_seq: path_seq, udp_payload: held.size, ..Packet::default() };
-        p.tcp.dss = global;
+        let p =
+            Packet { proto: Proto::Udp, size, sent_at: held.placed_at, seq: path_seq, len: held.size, dss: global, ..Packet::default() };
         Some(Transmit { path: i as u16, from: End::Sender, packet: p })
     }
 
@@ -262,30 +262,40 @@ impl Tunnel {
         Some(i)
     }
 
-    /// Packet `p` (handle freed by the caller; `inner` is the packet it carried, if any) reached
-    /// end `at` of path `path`.
-    pub fn on_packet(&mut self, now: Time, at: End, path: usize, p: &Packet, inner: Option<Handle>, out: &mut TunnelOutput) {
+    /// Packet `p` (handle freed by the caller; `inner` is the packet it carried, if any; `sack`
+    /// its SACK blocks) reached end `at` of path `path`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_packet(
+        &mut self,
+        now: Time,
+        at: End,
+        path: usize,
+        p: &Packet,
+        sack: &[SackBlock],
+        inner: Option<Handle>,
+        out: &mut TunnelOutput,
+    ) {
         match at {
             End::Sender => {
                 if self.core.is_coupled() {
                     self.core.couple(&mut self.paths, path);
                 }
                 match &mut self.paths[path] {
-                    TunnelPath::Dccp(d) => d.snd.on_ack(now, p),
-                    TunnelPath::Tcp(t) => t.on_ack(now, &p.tcp),
+                    TunnelPath::Dccp(d) => d.snd.on_ack(now, &p.header_with(sack)),
+                    TunnelPath::Tcp(t) => t.on_ack(now, &p.header_with(sack)),
                 }
             }
             End::Receiver => match &mut self.paths[path] {
                 TunnelPath::Dccp(d) => {
                     let inner = inner.expect("a tunnel data packet carries an inner packet");
-                    d.rcv.on_data(now, p.udp_seq);
-                    let a = Arrival { path, seq: p.tcp.dss, path_seq: p.udp_seq, sent_at: p.sent_at };
-                    self.egress_arrival(now, a, inner, p.udp_payload, out);
+                    d.rcv.on_data(now, p.seq);
+                    let a = Arrival { path, seq: p.dss, path_seq: p.seq, sent_at: p.sent_at };
+                    self.egress_arrival(now, a, inner, p.len, out);
                 }
                 TunnelPath::Tcp(t) => {
                     debug_assert!(inner.is_none(), "a TCP tunnel segment carries bytes, not packets");
                     let mut records = std::mem::take(&mut self.records_scratch);
-                    t.on_data(now, &p.tcp, |r| records.push(r));
+                    t.on_data(now, &p.header_with(sack), |r| records.push(r));
                     for r in records.drain(..) {
                         let a = Arrival { path, seq: r.global, path_seq: r.path_seq, sent_at: r.placed_at };
                         self.egress_arrival(now, a, r.handle, r.size, out);
@@ -446,7 +456,7 @@ impl Tunnel {
     }
 }
 
-/// An outer TCP packet carrying segment `h`, sent at `now`.
-fn tcp_packet(now: Time, h: TcpHeader) -> Packet {
-    Packet { proto: Proto::Tcp, size: h.len + TCP_HEADER_BYTES, sent_at: now, tcp: h, ..Packet::default() }
+/// An outer TCP packet carrying segment `h`, sent at `now` with handle `next`.
+fn tcp_packet(now: Time, h: &TcpHeader, bodies: &mut Bodies, next: Handle) -> Packet {
+    Packet { size: h.len + TCP_HEADER_BYTES, sent_at: now, ..Packet::from_tcp(h, bodies, next) }
 }

@@ -5,8 +5,8 @@
 //! - Every packet gets the next path sequence number (RFC 4340 §7: DCCP numbers packets, not
 //!   bytes) and is never retransmitted (RFC 4341 §3: "CCID 2 ... does not retransmit").
 //! - Acknowledgments carry the ranges of path sequence numbers received (the Ack Vector, RFC 4340
-//!   §11.4): here the three most recent ranges, largest first, in the fixed header's SACK blocks
-//!   (`ack_header`), with the receiver's hold time of the newest one (RFC 4340 §13.2, Elapsed
+//!   §11.4): here the three most recent ranges, largest first, in the TCP header's SACK blocks
+//!   (`ack_header`; the packet, a UDP one, carries them as a TCP packet does), with the receiver's hold time of the newest one (RFC 4340 §13.2, Elapsed
 //!   Time) in `TcpHeader::wnd`.
 //! - Loss: a packet is lost once three packets sent after it are acknowledged (RFC 4341 §5 and
 //!   Linux `ccid2.c`'s NUMDUPACK = 3). Kept as the three highest sequence numbers ever
@@ -40,7 +40,6 @@
 
 use super::buffer::Held;
 use crate::cc::{CcConfig, CcParams, CongestionControl, SubflowCcView};
-use crate::net::{Packet, Proto};
 use crate::sched::PathView;
 use crate::transport::multipath::{MultipathPath, PathPrefs};
 use crate::transport::quic::ack::{AckConfig, AckFrame, AckManager};
@@ -48,7 +47,7 @@ use crate::transport::quic::cc::QuicCongestion;
 use crate::transport::quic::recovery::RecoveryOutcome;
 use crate::transport::quic::rtt::RttEstimator;
 use crate::transport::quic::sent::SentPacket;
-use crate::wire::{SackBlock, MAX_SACK_BLOCKS};
+use crate::wire::{SackBlock, TcpHeader, MAX_SACK_BLOCKS};
 use mptlab_engine::time::{MILLISECOND, SECOND};
 use mptlab_engine::Time;
 use std::collections::VecDeque;
@@ -209,8 +208,8 @@ impl DccpSender {
     }
 
     /// An acknowledgment (`ack_header`'s fields) arrived at `now`.
-    pub fn on_ack(&mut self, now: Time, p: &Packet) {
-        let blocks = p.tcp.sack_blocks();
+    pub fn on_ack(&mut self, now: Time, h: &TcpHeader) {
+        let blocks = h.sack_blocks();
         if blocks.is_empty() {
             return;
         }
@@ -241,7 +240,7 @@ impl DccpSender {
         }
         self.outcome.acked.sort_by_key(|p| p.pn);
         if let Some(sent_at) = largest_newly {
-            let elapsed = p.tcp.wnd;
+            let elapsed = h.wnd;
             self.rtt.update(now, now.saturating_sub(sent_at), elapsed, Some(ACK_DELAY));
             self.backoff = 0;
         }
@@ -448,14 +447,14 @@ impl DccpReceiver {
         self.acks.deadline()
     }
 
-    /// Build the acknowledgment to send now into `p` (an ACK-only packet of `size` wire bytes),
-    /// if one is due at `now`.
-    pub fn poll_ack(&mut self, now: Time, size: u32, p: &mut Packet) -> bool {
+    /// Build the acknowledgment to send now into `h` (the header of an ACK-only packet), if one
+    /// is due at `now`.
+    pub fn poll_ack(&mut self, now: Time, h: &mut TcpHeader) -> bool {
         if self.acks.deadline().is_none_or(|d| d > now) || !self.acks.ack_frame(now, &mut self.frame) {
             return false;
         }
         self.acks.on_ack_sent();
-        ack_header(&self.frame, size, p);
+        ack_header(&self.frame, h);
         true
     }
 
@@ -464,17 +463,15 @@ impl DccpReceiver {
     }
 }
 
-/// Write acknowledgment `frame` into packet `p`: ranges in the SACK blocks, largest first, as
+/// Write acknowledgment `frame` into header `h`: ranges in the SACK blocks, largest first, as
 /// inclusive [start, end]; the elapsed time in `wnd`; no payload.
-fn ack_header(frame: &AckFrame, size: u32, p: &mut Packet) {
-    p.proto = Proto::Udp;
-    p.size = size;
-    p.udp_payload = 0;
-    p.tcp.nsack = 0;
+fn ack_header(frame: &AckFrame, h: &mut TcpHeader) {
+    h.len = 0;
+    h.nsack = 0;
     for (i, &(lo, hi)) in frame.ranges.iter().take(MAX_SACK_BLOCKS).enumerate() {
-        p.tcp.sack[i] = SackBlock { start: lo, end: hi };
-        p.tcp.nsack = i as u8 + 1;
+        h.sack[i] = SackBlock { start: lo, end: hi };
+        h.nsack = i as u8 + 1;
     }
-    p.tcp.ack = frame.largest().unwrap_or(0);
-    p.tcp.wnd = frame.ack_delay;
+    h.ack = frame.largest().unwrap_or(0);
+    h.wnd = frame.ack_delay;
 }

@@ -4,9 +4,8 @@
 
 use super::dccp::{DccpReceiver, DccpSender, INITIAL_RTO, MIN_RTO_VAR};
 use crate::cc::CcConfig;
-use crate::net::Packet;
 use crate::transport::multipath::PathPrefs;
-use crate::wire::SackBlock;
+use crate::wire::{SackBlock, TcpHeader};
 use mptlab_engine::time::MILLISECOND as MS;
 use mptlab_engine::Time;
 
@@ -17,13 +16,13 @@ fn sender(cc: &str) -> DccpSender {
 }
 
 /// An acknowledgment of the inclusive ranges `ranges` (largest first).
-fn ack(ranges: &[(u64, u64)]) -> Packet {
-    let mut p = Packet::default();
+fn ack(ranges: &[(u64, u64)]) -> TcpHeader {
+    let mut h = TcpHeader::default();
     for (i, &(lo, hi)) in ranges.iter().enumerate() {
-        p.tcp.sack[i] = SackBlock { start: lo, end: hi };
+        h.sack[i] = SackBlock { start: lo, end: hi };
     }
-    p.tcp.nsack = ranges.len() as u8;
-    p
+    h.nsack = ranges.len() as u8;
+    h
 }
 
 /// Send until the window is full at `now`; returns the sequence numbers sent.
@@ -149,18 +148,18 @@ fn ccid5_paces_and_its_window_stays_whole_packets() {
 #[test]
 fn the_receiver_acknowledges_every_second_packet_and_at_once_out_of_order() {
     let mut r = DccpReceiver::new();
-    let mut p = Packet::default();
+    let mut h = TcpHeader::default();
     assert!(r.on_data(0, 0));
-    assert!(!r.poll_ack(0, 52, &mut p), "one packet: the ACK waits (Ack Ratio 2)");
+    assert!(!r.poll_ack(0, &mut h), "one packet: the ACK waits (Ack Ratio 2)");
     assert_eq!(r.ack_deadline(), Some(25 * MS));
     assert!(r.on_data(MS, 1));
-    assert!(r.poll_ack(MS, 52, &mut p));
-    assert_eq!((p.size, p.udp_payload, p.tcp.nsack), (52, 0, 1));
-    assert_eq!((p.tcp.sack[0].start, p.tcp.sack[0].end), (0, 1));
+    assert!(r.poll_ack(MS, &mut h));
+    assert_eq!((h.len, h.nsack), (0, 1));
+    assert_eq!((h.sack[0].start, h.sack[0].end), (0, 1));
     // Packet 3 before 2: acknowledged at once, with both ranges.
     assert!(r.on_data(2 * MS, 3));
-    assert!(r.poll_ack(2 * MS, 52, &mut p));
-    assert_eq!(p.tcp.nsack, 2);
-    assert_eq!((p.tcp.sack[0].start, p.tcp.sack[0].end, p.tcp.sack[1].start, p.tcp.sack[1].end), (3, 3, 0, 1));
+    assert!(r.poll_ack(2 * MS, &mut h));
+    assert_eq!(h.nsack, 2);
+    assert_eq!((h.sack[0].start, h.sack[0].end, h.sack[1].start, h.sack[1].end), (3, 3, 0, 1));
     assert!(!r.on_data(3 * MS, 3), "a duplicate");
 }
