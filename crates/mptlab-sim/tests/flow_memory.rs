@@ -29,7 +29,7 @@ fn footprints(protocol: &str, flow: &str) -> (usize, usize, u64) {
             _ => {}
         }
     }
-    (early, late, sim.flows[0].metrics.blocked_ticks)
+    (early, late, sim.flows[0].blocked_ticks)
 }
 
 fn assert_flat(case: &str, protocol: &str, flow: &str, overloaded: bool) {
@@ -70,7 +70,7 @@ fn quic_state_stays_flat_under_overload_and_bulk() {
 fn a_quic_writer_blocks_on_a_full_send_buffer_and_resumes_as_acks_free_it() {
     let toml = two_path_scenario("quic", "2Mbps", "20ms", "2Mbps", "30ms", &with_buffer("quic"), "10s");
     let (sim, _) = run(&toml, None);
-    let blocked = sim.flows[0].metrics.blocked_ticks;
+    let blocked = sim.flows[0].blocked_ticks;
     let delivered = sim.flows[0].metrics.bytes_delivered;
     println!("quic 64 KB buffer: {blocked} blocked ticks, {delivered} B delivered");
     // 8 Mbit/s offered on one 2 Mbit/s path: about three writes in four find the buffer full.
@@ -97,7 +97,7 @@ fn many_overloaded_cbr_flows_hold_as_much_at_twenty_seconds_as_at_five() {
     let early = total(&sim);
     sim.advance(20_000 * MILLISECOND);
     let late = total(&sim);
-    let blocked: u64 = sim.flows.iter().map(|f| f.metrics.blocked_ticks).sum();
+    let blocked: u64 = sim.flows.iter().map(|f| f.blocked_ticks).sum();
     println!("600 flows: {early} B at 5 s, {late} B at 20 s ({} B per flow); {blocked} blocked ticks", late / 600);
     assert!(late as f64 <= 1.3 * early as f64, "{early} B at 5 s grew to {late} B at 20 s");
     assert!(blocked > 0, "an overloaded backhaul blocks some writers");

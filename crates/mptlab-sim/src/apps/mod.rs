@@ -56,15 +56,17 @@ impl AppSpec {
     }
 }
 
-/// An application: its source and when its ticks end. 80 bytes, as the source alone was
+/// An application: when its ticks end and its source. 80 bytes, as the source alone was
 /// before `end` (a Poisson source's count and countdown make room): a larger application
-/// shifts the rest of the flow across cache lines.
+/// shifts the rest of the flow across cache lines. `repr(C)`, `end` first: what a tick reads
+/// (`end`, the source's kind and its first fields) is the first 32 bytes.
+#[repr(C)]
 pub struct App {
-    source: Source,
     /// No tick is scheduled at or after this time (`set_end`: the run's end or the flow's stop).
     /// Kept here because every tick reads the application anyway: the flow's own stop time sits
     /// on another cache line, a miss per tick with thousands of flows.
     end: Time,
+    source: Source,
 }
 
 enum Source {
@@ -120,7 +122,7 @@ impl App {
                 Source::PacedFile { gap: gap_for(rate_bps, unit).max(1), write: datagram as u64, size }
             }
         };
-        App { source, end: Time::MAX }
+        App { end: Time::MAX, source }
     }
 
     /// Ticks end before `end` (the run's end, or the flow's stop if earlier).

@@ -102,6 +102,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
             endpoint: built.endpoint,
             app: App::new(&f.app, built.app_unit, rng),
             backlog: 0,
+            blocked_ticks: 0,
             route_base,
             timers: vec![LazyTimer::default(); SLOTS_PER_PATH * pairs.len() + CONN_SLOTS],
             metrics: FlowMetrics { mp, ..metrics },

@@ -418,7 +418,7 @@ impl Simulation {
         let tick = flow.app.tick(now);
         if flow.backlog > 0 {
             // The writer is still blocked on its previous write: this tick produces nothing.
-            flow.metrics.blocked_ticks += 1;
+            flow.blocked_ticks += 1;
         } else {
             flow.backlog = tick.bytes - flow.endpoint.write(now, tick.bytes, &mut self.outbox);
             self.flush(now, f);

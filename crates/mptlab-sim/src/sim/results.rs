@@ -162,7 +162,7 @@ impl Simulation {
             owd_ms: m.delays.as_ref().and_then(|d| Quantiles::of_ns(&d.owd)),
             interarrival_ms: m.delays.as_ref().and_then(|d| Quantiles::of_ns(&d.interarrival)),
             completion_time_s: m.completion.map(|t| as_secs_f64(t - flow.start)),
-            app_blocked_ticks: m.blocked_ticks,
+            app_blocked_ticks: flow.blocked_ticks,
             transport,
         }
     }

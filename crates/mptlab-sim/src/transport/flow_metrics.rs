@@ -49,24 +49,25 @@ pub struct PacketDelays {
     pub last_data_arrival: Option<Time>,
 }
 
-/// Per-flow measurements, aggregated online.
+/// Per-flow measurements, aggregated online. `repr(C)`: what every packet touches (the sent
+/// counters, the delays' presence, the delivered bytes) first, so that it shares the flow's
+/// endpoint line (`sim::flow::Flow`).
+#[repr(C)]
 pub struct FlowMetrics {
-    /// Bytes delivered in order to the receiving application, per interval.
-    pub goodput: RateMeter,
+    pub data_packets_sent: u64,
+    pub ack_packets_sent: u64,
     /// Detailed flows only.
     pub delays: Option<Box<PacketDelays>>,
-    pub cwnd: Trace,
-    pub srtt: Trace,
-    pub data_packets_sent: u64,
-    pub data_packets_dropped: u64,
-    pub ack_packets_sent: u64,
-    pub ack_packets_dropped: u64,
     pub bytes_delivered: u64,
     pub completion: Option<Time>,
-    /// Application ticks skipped because a blocking write was still pending.
-    pub blocked_ticks: u64,
+    /// Bytes delivered in order to the receiving application, per interval.
+    pub goodput: RateMeter,
+    pub data_packets_dropped: u64,
+    pub ack_packets_dropped: u64,
     /// Multipath flows (MPTCP, multipath QUIC) only.
     pub mp: Option<Box<MpMetrics>>,
+    pub cwnd: Trace,
+    pub srtt: Trace,
 }
 
 impl FlowMetrics {
@@ -107,7 +108,6 @@ impl FlowMetrics {
             ack_packets_dropped: 0,
             bytes_delivered: 0,
             completion: None,
-            blocked_ticks: 0,
             mp: None,
         }
     }
