@@ -2,7 +2,8 @@
 
 The old build is REV of the git checkout the mptlab package lives in, exported (`git archive`)
 into a cache folder and its extension module built there once with cargo (`.bench/<full sha>/`,
-reused next time). The new one is the checkout's HEAD built the same way when the working tree
+reused next time), profile-guided when REV's own recipe is (`tools/pgo-profile.sh`; MPTLAB_PGO=0
+builds every revision plainly, cached apart as `<sha>-plain`). The new one is the checkout's HEAD built the same way when the working tree
 has no uncommitted changes to tracked files (`new_build`), else the package this process
 imports. Why: two builds of identical code from different folders lay their code out
 differently (source paths end up in the binary), and that alone moved the speed ratio of
@@ -139,8 +140,15 @@ def cache_dir(root: Path) -> Path:
     return cache
 
 
+def pgo_wanted() -> bool:
+    """Whether revisions that build their extension profile-guided do so here (the Makefile's
+    recipe, `tools/pgo-profile.sh`); `MPTLAB_PGO=0` builds every revision plainly, to compare
+    code alone. The two kinds are cached apart."""
+    return os.environ.get("MPTLAB_PGO", "1") != "0"
+
+
 def _build_of(cache: Path, sha: str) -> Build:
-    tree = cache / sha
+    tree = cache / (sha if pgo_wanted() else f"{sha}-plain")
     return Build(sha[:10], tree, tree / "python")
 
 
@@ -164,6 +172,7 @@ def build_rev(root: Path, sha: str, cache: Path, progress: Callable[[str], None]
 
     The tree is a `git archive` export (no worktree is registered in the checkout); its
     extension module is `cargo build --release -p mptlab-py` with the workspace's own profile,
+    profile-guided when the revision's recipe is (`tools/pgo-profile.sh`, unless MPTLAB_PGO=0),
     into a target folder shared by all cached revisions (dependencies compile once), copied
     next to the tree's package as `_core.abi3.so`. A lock file per revision keeps two
     comparisons from building the same tree at once (the second waits, then reuses it)."""
@@ -193,9 +202,21 @@ def _build_now(root: Path, sha: str, cache: Path, progress: Callable[[str], None
         raise BenchError(f"could not export {sha[:10]} into {b.tree}: {untar.stderr.strip()}")
     target = cache / "target"
     log = b.tree / "build.log"
-    progress(f"building {sha[:10]}'s extension module (cargo build --release, log: {log})")
     env = dict(os.environ, CARGO_TARGET_DIR=str(target), PYO3_PYTHON=sys.executable)
-    with log.open("w", encoding="utf-8") as out:
+    profile_script = b.tree / "tools" / "pgo-profile.sh"
+    if pgo_wanted() and profile_script.is_file():
+        # The revision's own recipe (its Makefile builds profile-guided): profile it, then build
+        # with the profile, in a target folder of its own (the flags differ per revision).
+        profile = b.tree / "target" / "pgo" / "merged.profdata"
+        progress(f"profiling {sha[:10]} for its profile-guided build (log: {log})")
+        with log.open("w", encoding="utf-8") as out:
+            made = subprocess.run(["bash", str(profile_script), str(profile)], cwd=b.tree, stdout=out, stderr=subprocess.STDOUT)
+        if made.returncode != 0:
+            raise BenchError(f"profiling {sha[:10]} failed, see {log} (MPTLAB_PGO=0 builds plainly)")
+        target = cache / "target-pgo"
+        env.update(CARGO_TARGET_DIR=str(target), RUSTFLAGS=f"-Cprofile-use={profile}")
+    progress(f"building {sha[:10]}'s extension module (cargo build --release, log: {log})")
+    with log.open("a", encoding="utf-8") as out:
         proc = subprocess.run(
             [_cargo(), "build", "--release", "-p", "mptlab-py", "--manifest-path", str(b.tree / "Cargo.toml")],
             cwd=b.tree, env=env, stdout=out, stderr=subprocess.STDOUT,

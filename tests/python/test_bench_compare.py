@@ -186,3 +186,12 @@ def test_new_side_is_heads_export_when_the_tree_is_clean_else_the_installed_buil
     new, head = c.new_build(REPO, tmp_path, lambda _: None)
     assert head is None and new == c.current_build()
     assert all(a[:2] == ("status", "--porcelain") for a in calls)
+
+
+def test_plain_builds_are_cached_apart_from_profile_guided_ones(tmp_path, monkeypatch):
+    sha = head_sha()
+    stand_in_build(tmp_path, sha)  # the default kind: the revision's own recipe (PGO when it has one)
+    assert c.cached_build(tmp_path, sha) is not None
+    monkeypatch.setenv("MPTLAB_PGO", "0")  # compare code alone: every revision built plainly
+    assert c.cached_build(tmp_path, sha) is None
+    assert c._build_of(tmp_path, sha).tree == tmp_path / f"{sha}-plain"
