@@ -147,6 +147,12 @@ def pgo_wanted() -> bool:
     return os.environ.get("MPTLAB_PGO", "1") != "0"
 
 
+def recipe(build: Build) -> str:
+    """How `build`'s extension module was built: "profile-guided" or "plain"."""
+    guided = pgo_wanted() and (build.tree / "tools" / "pgo-profile.sh").is_file()
+    return "profile-guided" if guided else "plain"
+
+
 def _build_of(cache: Path, sha: str) -> Build:
     tree = cache / (sha if pgo_wanted() else f"{sha}-plain")
     return Build(sha[:10], tree, tree / "python")

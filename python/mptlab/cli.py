@@ -503,7 +503,10 @@ def _bench_compare(rev: str, chosen: list[Any], rounds: int, seed: Optional[int]
                 "compare two exports built alike"
             )
         else:
-            err_console.print(f"new = HEAD ({head[:10]}) exported and built like {rev}")
+            err_console.print(
+                f"new = HEAD ({head[:10]}) exported and built like {rev}, each by its own recipe: "
+                f"new {c.recipe(new)}, {rev} {c.recipe(old)}"
+            )
         with err_console.status("measuring", spinner="dots") as st:
             rows = c.compare(new, old, chosen, rounds, seed, overrides, st.update)
     except BenchError as e:

@@ -195,3 +195,15 @@ def test_plain_builds_are_cached_apart_from_profile_guided_ones(tmp_path, monkey
     monkeypatch.setenv("MPTLAB_PGO", "0")  # compare code alone: every revision built plainly
     assert c.cached_build(tmp_path, sha) is None
     assert c._build_of(tmp_path, sha).tree == tmp_path / f"{sha}-plain"
+
+
+def test_the_recipe_of_a_build_is_its_trees(tmp_path, monkeypatch):
+    sha = head_sha()
+    tree = stand_in_build(tmp_path, sha)
+    build = c.cached_build(tmp_path, sha)
+    assert build is not None and c.recipe(build) == "plain"  # a tree without the PGO script
+    (tree / "tools").mkdir()
+    (tree / "tools" / "pgo-profile.sh").write_text("#!/bin/sh\n")
+    assert c.recipe(build) == "profile-guided"
+    monkeypatch.setenv("MPTLAB_PGO", "0")
+    assert c.recipe(build) == "plain"
