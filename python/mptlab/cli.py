@@ -387,7 +387,9 @@ def _cell(v: Any) -> str:
         "Workloads:\n\n" + workloads_help() + "\n\n"
         "The workload scenarios (scenarios/bench/) ship with mptlab; a checkout in the current "
         "folder or $MPTLAB_ROOT is used first. --compare builds REV once into .bench/<sha>/ "
-        "(or $MPTLAB_BENCH_CACHE) and reuses it. See docs/cli.md."
+        "(or $MPTLAB_BENCH_CACHE) and reuses it; each side is built by its own recipe (profile-guided "
+        "when it has tools/pgo-profile.sh, as make setup does), and MPTLAB_PGO=0 builds both plainly "
+        "to compare the code alone. See docs/cli.md."
     )
 )
 def bench(
