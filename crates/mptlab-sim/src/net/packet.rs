@@ -16,7 +16,7 @@
 //!   tunnels' DCCP-like paths put their acknowledgments there (`transport::tunnel::dccp`).
 
 use crate::net::BodyTable;
-use crate::wire::{SackBlock, TcpHeader};
+use crate::wire::TcpHeader;
 use mptlab_engine::{Handle, Time};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -105,37 +105,11 @@ impl Packet {
         }
     }
 
-    /// The SACK blocks of this packet, handle `h` (freed or not: until the handle is reused).
-    #[inline]
-    pub fn sack_blocks<'a, F: Default>(&self, bodies: &'a BodyTable<F>, h: Handle) -> &'a [SackBlock] {
-        if self.nsack == 0 {
-            return &[];
-        }
-        &bodies.sack(h)[..self.nsack as usize]
-    }
-
     /// The TCP header this packet (handle `h`) carries, SACK blocks included: the header it was
     /// built from (`from_tcp`).
     #[inline]
     pub fn tcp_header<F: Default>(&self, bodies: &BodyTable<F>, h: Handle) -> TcpHeader {
-        let mut hdr = self.header_without_sack();
-        if self.nsack > 0 {
-            hdr.sack = *bodies.sack(h);
-        }
-        hdr
-    }
-
-    /// The TCP header this packet carries, with SACK blocks `sack` (its `nsack` of them).
-    pub fn header_with(&self, sack: &[SackBlock]) -> TcpHeader {
-        debug_assert_eq!(sack.len(), self.nsack as usize);
-        let mut hdr = self.header_without_sack();
-        hdr.sack[..sack.len()].copy_from_slice(sack);
-        hdr
-    }
-
-    #[inline]
-    fn header_without_sack(&self) -> TcpHeader {
-        TcpHeader {
+        let mut hdr = TcpHeader {
             flags: self.flags,
             seq: self.seq,
             len: self.len,
@@ -144,6 +118,10 @@ impl Packet {
             dss: self.dss,
             nsack: self.nsack,
             ..TcpHeader::default()
+        };
+        if self.nsack > 0 {
+            hdr.sack = *bodies.sack(h);
         }
+        hdr
     }
 }

@@ -41,7 +41,7 @@ use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{End, Transmit};
 use crate::transport::multipath::{MultipathCore, MultipathPath, PathPrefs, Placement, Shortcut};
 use crate::transport::reorder::{Arrival, Release, Reorderer, Reordering};
-use crate::transport::segment::{SackBlock, TcpHeader, TCP_HEADER_BYTES};
+use crate::transport::segment::{TcpHeader, TCP_HEADER_BYTES};
 use mptlab_engine::{Handle, Time};
 use std::collections::VecDeque;
 
@@ -262,8 +262,8 @@ impl Tunnel {
         Some(i)
     }
 
-    /// Packet `p` (handle freed by the caller; `inner` is the packet it carried, if any; `sack`
-    /// its SACK blocks) reached end `at` of path `path`.
+    /// Packet `p` (handle freed by the caller; `hdr` its TCP header, `Packet::tcp_header`;
+    /// `inner` the packet it carried, if any) reached end `at` of path `path`.
     #[allow(clippy::too_many_arguments)]
     pub fn on_packet(
         &mut self,
@@ -271,7 +271,7 @@ impl Tunnel {
         at: End,
         path: usize,
         p: &Packet,
-        sack: &[SackBlock],
+        hdr: &TcpHeader,
         inner: Option<Handle>,
         out: &mut TunnelOutput,
     ) {
@@ -281,8 +281,8 @@ impl Tunnel {
                     self.core.couple(&mut self.paths, path);
                 }
                 match &mut self.paths[path] {
-                    TunnelPath::Dccp(d) => d.snd.on_ack(now, &p.header_with(sack)),
-                    TunnelPath::Tcp(t) => t.on_ack(now, &p.header_with(sack)),
+                    TunnelPath::Dccp(d) => d.snd.on_ack(now, hdr),
+                    TunnelPath::Tcp(t) => t.on_ack(now, hdr),
                 }
             }
             End::Receiver => match &mut self.paths[path] {
@@ -295,7 +295,7 @@ impl Tunnel {
                 TunnelPath::Tcp(t) => {
                     debug_assert!(inner.is_none(), "a TCP tunnel segment carries bytes, not packets");
                     let mut records = std::mem::take(&mut self.records_scratch);
-                    t.on_data(now, &p.header_with(sack), |r| records.push(r));
+                    t.on_data(now, hdr, |r| records.push(r));
                     for r in records.drain(..) {
                         let a = Arrival { path, seq: r.global, path_seq: r.path_seq, sent_at: r.placed_at };
                         self.egress_arrival(now, a, r.handle, r.size, out);

@@ -15,7 +15,7 @@ use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::End;
 use crate::transport::multipath::PathPrefs;
 use crate::transport::reorder::ReorderConfig;
-use crate::transport::segment::{SackBlock, TcpHeader};
+use crate::transport::segment::TcpHeader;
 use crate::transport::tcp::TcpConfig;
 use mptlab_engine::time::MILLISECOND as MS;
 use mptlab_engine::{Handle, Time};
@@ -191,7 +191,7 @@ fn spec(paths: usize, buffer: u64) -> TunnelSpec {
 /// A tiny network: every outer packet takes `delay` (path i: `delay · (i + 1)`), and data
 /// segments whose running number is a multiple of `lose_every` are lost.
 struct Net {
-    queue: Vec<(Time, u64, usize, End, Packet, Vec<SackBlock>)>,
+    queue: Vec<(Time, u64, usize, End, Packet, TcpHeader)>,
     order: u64,
     data_sent: u64,
     lost: u64,
@@ -210,9 +210,9 @@ impl Net {
             }
             let to = if tx.from == End::Sender { End::Receiver } else { End::Sender };
             self.order += 1;
-            // Every packet gets handle 0: its SACK blocks are taken out of the table at once.
-            let sack = tx.packet.sack_blocks(bodies, Handle(0)).to_vec();
-            self.queue.push((now + delay * (path as Time + 1), self.order, path, to, tx.packet, sack));
+            // Every packet gets handle 0: its header (SACK blocks included) is taken at once.
+            let hdr = tx.packet.tcp_header(bodies, Handle(0));
+            self.queue.push((now + delay * (path as Time + 1), self.order, path, to, tx.packet, hdr));
         }
     }
 }
@@ -253,8 +253,8 @@ fn a_tcp_tunnel_over_lossy_paths_delivers_every_buffered_packet_exactly_once() {
             next_inner += 1;
         } else if arrival.is_some_and(|a| a.0 == at) {
             let i = net.queue.iter().position(|e| (e.0, e.1) == arrival.unwrap()).unwrap();
-            let (_, _, path, to, p, sack) = net.queue.swap_remove(i);
-            t.on_packet(now, to, path, &p, &sack, None, &mut out);
+            let (_, _, path, to, p, hdr) = net.queue.swap_remove(i);
+            t.on_packet(now, to, path, &p, &hdr, None, &mut out);
         } else {
             let (_, slot) = timer.unwrap();
             t.on_timeout(now, slot, &mut out);
