@@ -323,32 +323,10 @@ impl Simulation {
     /// never empty (a flow to itself is rejected), so sending never re-enters an endpoint.
     #[inline]
     fn flush(&mut self, now: Time, f: usize) {
-        // A TCP flow (the common case) drains through its own type: the loop then holds no
-        // dispatch, and its packets go from the outbox to the arena without a stop on the stack.
-        if let AnyEndpoint::Tcp(_) = self.flows[f].endpoint {
-            self.drain(now, f, |e| match e {
-                AnyEndpoint::Tcp(c) => c,
-                _ => unreachable!("checked above"),
-            });
-        } else {
-            self.drain(now, f, |e| e);
-        }
-        for i in 0..self.outbox.wakes.len() {
-            match self.outbox.wakes[i] {
-                Wake::Timer { slot, deadline } => self.arm(f, slot, deadline),
-                Wake::OpenPath { path, at } => self.queue.schedule(at, Ev::OpenPath(f as u32, path)),
-            }
-        }
-        self.outbox.wakes.clear();
-    }
-
-    /// The packets of `flush`: `endpoint` picks the endpoint out of the flow.
-    #[inline(always)]
-    fn drain<E: Endpoint>(&mut self, now: Time, f: usize, endpoint: impl Fn(&mut AnyEndpoint) -> &mut E) {
         loop {
             let next = self.packets.next_handle();
             let flow = &mut self.flows[f];
-            let Some(t) = endpoint(&mut flow.endpoint).poll_transmit(now, &mut self.outbox, &mut self.bodies, next) else { break };
+            let Some(t) = flow.endpoint.poll_transmit(now, &mut self.outbox, &mut self.bodies, next) else { break };
             let m = &mut flow.metrics;
             if t.packet.is_data() {
                 m.data_packets_sent += 1;
@@ -361,6 +339,13 @@ impl Simulation {
             let group = flow.group;
             self.send_packet(now, Packet { route, hop: 0, group, ..t.packet });
         }
+        for i in 0..self.outbox.wakes.len() {
+            match self.outbox.wakes[i] {
+                Wake::Timer { slot, deadline } => self.arm(f, slot, deadline),
+                Wake::OpenPath { path, at } => self.queue.schedule(at, Ev::OpenPath(f as u32, path)),
+            }
+        }
+        self.outbox.wakes.clear();
     }
 
     #[inline]
