@@ -44,7 +44,7 @@ def _why_not() -> str | None:
 
 #: Why these tests cannot run here (None: they can); asked once per session.
 WHY_NOT = _why_not()
-pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
+pytestmark = [pytest.mark.skip(reason=WHY_NOT)] if WHY_NOT is not None else []
 
 
 def namespaces() -> set[str]:
