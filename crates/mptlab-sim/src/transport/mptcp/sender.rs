@@ -556,10 +556,11 @@ impl MptcpSender {
         }
     }
 
-    /// The scheduler's views of every subflow (`subflow_view`), rebuilt in the core's buffer.
+    /// Every subflow's `subflow_view`, rebuilt in the core's buffer, for the connection's own
+    /// choices (opportunistic retransmission reads usability, space and SRTT).
     fn fill_views(&mut self) -> &[PathView] {
-        let (kernel, mss, model) = (self.kernel, self.tcp.mss, self.core.has_period_hooks());
-        self.core.fill_views(&self.subs, |s, usable| subflow_view(s, usable, kernel, mss, model))
+        let (mss, model) = (self.tcp.mss, self.core.has_period_hooks());
+        self.core.fill_views(&self.subs, |s, usable| subflow_view(s, usable, mss, model))
     }
 
     /// The connection's scheduler (its state and summary, e.g. BLP's learned threshold).
@@ -734,7 +735,7 @@ impl MptcpSender {
                         let decision = if kernel {
                             self.core.select(&conn, &self.subs, |s, usable| kernel_view(s, usable, mss))
                         } else {
-                            self.core.select(&conn, &self.subs, |s, usable| subflow_view(s, usable, false, mss, model))
+                            self.core.select(&conn, &self.subs, |s, usable| subflow_view(s, usable, mss, model))
                         };
                         // Window caps (seed 004's CR) go to the named path's controller.
                         while let Some(c) = self.core.take_window_cap() {
@@ -852,26 +853,25 @@ fn linux_pacing_rate(snd: &TcpSender) -> u64 {
     }
 }
 
-/// What the scheduler sees of subflow `s` (`usable` as the core found it; `kernel`: the
-/// `default` scheduler's kernel model, where `can_queue` is "send buffer not full" and the rate
-/// is Linux's pacing rate).
+/// What a scheduler sees of subflow `s` (`usable` as the core found it; the `default`
+/// scheduler's kernel model reads `kernel_view` instead). `model`: fill the RTT-model inputs
+/// (ssthresh, RTO, the path's model), which only model-driven schedulers read
+/// (`Scheduler::has_period_hooks`); the others skip their cost.
 #[inline]
-/// `model`: fill the RTT-model inputs (ssthresh, RTO, the path's model), which only
-/// model-driven schedulers read (`Scheduler::has_period_hooks`); the others skip their cost.
-fn subflow_view(s: &Subflow, usable: bool, kernel: bool, mss: u32, model: bool) -> PathView {
+fn subflow_view(s: &Subflow, usable: bool, mss: u32, model: bool) -> PathView {
     let snd = &s.snd;
     let rtt = snd.rtt();
     let (packets_lost, bytes_lost) = snd.lost_totals();
     PathView {
         has_space: usable && snd.has_space(),
-        can_queue: usable && if kernel { memory_free(s, mss) } else { snd.queued() < QUEUE_LIMIT_SEGMENTS * mss as u64 },
+        can_queue: usable && snd.queued() < QUEUE_LIMIT_SEGMENTS * mss as u64,
         srtt: rtt.srtt().unwrap_or(0),
         rttvar: rtt.rttvar(),
         min_rtt: if rtt.srtt().is_some() { rtt.min_rtt() } else { 0 },
         cwnd: snd.cwnd(),
         in_flight: snd.in_flight(),
         queued: snd.queued(),
-        pacing_rate: if kernel { linux_pacing_rate(snd) } else { snd.rate_estimate() },
+        pacing_rate: snd.rate_estimate(),
         mss,
         segments_sent: snd.stats.segments_sent,
         retransmissions: snd.stats.retransmissions,
