@@ -49,7 +49,7 @@ use super::capacity::CapacityProcess;
 use super::config::{LinkSpec, QueueLimit, QueueSpec};
 use super::loss::LossModel;
 use super::packet::Proto;
-use super::pipe::{InPipe, Pipe};
+use super::pipe::Pipe;
 use super::queue::{over_limit, Fifo, Qdisc, Queued};
 use super::rate_meter::RateMeter;
 use super::transmitter::Transmitter;
@@ -189,7 +189,7 @@ impl Link {
             g.on_transmit(group, tx_end, size as u64);
         }
         let lost = !self.loss.is_lossless() && self.loss.lose(&mut self.rng);
-        self.pipe.push(InPipe { handle, size, tx_start, arrival: tx_end + self.delay, lost, down: false });
+        self.pipe.push(handle, size, tx_start, tx_end + self.delay, lost, false);
         tx_end
     }
 
@@ -405,7 +405,7 @@ impl Link {
             // Lose what the queue held, in FIFO order.
             while let Some(q) = self.fifo.pop() {
                 self.stats.on_drop(q.size as u64);
-                self.pipe.push(InPipe { handle: q.handle, size: q.size, tx_start: now, arrival: now, lost: true, down: true });
+                self.pipe.push(q.handle, q.size, now, now, true, true);
                 lost_any = true;
             }
         }
