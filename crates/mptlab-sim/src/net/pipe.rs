@@ -121,10 +121,15 @@ impl Pipe {
 
 /// A FIFO ring whose capacity is a power of two: an entry's slot is found with a mask, where
 /// `VecDeque` compares and wraps on every access (the pipe is touched several times per packet).
-/// Starts without storage and doubles when full.
+/// The front entry lives inline (`first`), the rest in the ring buffer, which starts without
+/// storage and doubles when full: a pipe holding one packet, the usual state of W5's 24,000
+/// access-link directions, touches no heap memory when its packet arrives (a cache miss saved
+/// per arrival; a long pipe pays one entry copy per pop).
 struct Ring<T> {
-    /// Every slot holds a value (stale ones outside `head .. head + len`), so `buf.len()` is the
-    /// capacity.
+    /// Entry 0, present exactly when `len > 0`.
+    first: Option<T>,
+    /// Entries `1..len`, from `head`. Every slot holds a value (stale ones outside the entries),
+    /// so `buf.len()` is the capacity.
     buf: Vec<T>,
     head: usize,
     len: usize,
@@ -132,12 +137,13 @@ struct Ring<T> {
 
 impl<T: Copy> Ring<T> {
     fn new() -> Self {
-        Self { buf: Vec::new(), head: 0, len: 0 }
+        Self { first: None, buf: Vec::new(), head: 0, len: 0 }
     }
 
+    /// Slot of entry `i ≥ 1`.
     #[inline]
     fn slot(&self, i: usize) -> usize {
-        (self.head + i) & (self.buf.len() - 1)
+        (self.head + i - 1) & (self.buf.len() - 1)
     }
 
     #[inline]
@@ -153,7 +159,9 @@ impl<T: Copy> Ring<T> {
     /// Entry `i` from the front.
     #[inline]
     fn get(&self, i: usize) -> Option<&T> {
-        if i < self.len {
+        if i == 0 {
+            self.first.as_ref()
+        } else if i < self.len {
             Some(&self.buf[self.slot(i)])
         } else {
             None
@@ -165,11 +173,15 @@ impl<T: Copy> Ring<T> {
         *self.push_back_slot(value) = value;
     }
 
-    /// A new entry at the back, holding a stale value for the caller to overwrite; `fill`
-    /// fills the free slots if the ring must grow (the hot path never reads it).
+    /// A new entry at the back, holding `fill` or a stale value for the caller to overwrite
+    /// (the hot path writes the fields itself: see `Pipe::push`).
     #[inline]
     fn push_back_slot(&mut self, fill: T) -> &mut T {
-        if self.len == self.buf.len() {
+        if self.len == 0 {
+            self.len = 1;
+            return self.first.insert(fill);
+        }
+        if self.len - 1 == self.buf.len() {
             self.grow(fill);
         }
         let i = self.slot(self.len);
@@ -179,22 +191,22 @@ impl<T: Copy> Ring<T> {
 
     #[inline]
     fn pop_front(&mut self) -> Option<T> {
-        if self.len == 0 {
-            return None;
-        }
-        let value = self.buf[self.head];
-        self.head = self.slot(1);
+        let value = self.first.take()?;
         self.len -= 1;
+        if self.len > 0 {
+            self.first = Some(self.buf[self.head]);
+            self.head = (self.head + 1) & (self.buf.len() - 1);
+        }
         Some(value)
     }
 
-    /// Double the capacity (at least 16), entries moved to the front in order; `fill` fills the
-    /// free slots.
+    /// Double the buffer's capacity (at least 16), entries moved to its front in order; `fill`
+    /// fills the free slots.
     #[cold]
     fn grow(&mut self, fill: T) {
         let cap = (2 * self.buf.len()).max(16);
         let mut buf = Vec::with_capacity(cap);
-        buf.extend((0..self.len).map(|i| self.buf[self.slot(i)]));
+        buf.extend((1..self.len).map(|i| self.buf[self.slot(i)]));
         buf.resize(cap, fill);
         self.buf = buf;
         self.head = 0;
@@ -202,14 +214,14 @@ impl<T: Copy> Ring<T> {
 
     /// Entries from the back to the front.
     fn iter_mut_rev(&mut self) -> impl Iterator<Item = &mut T> {
-        let (head, len, cap) = (self.head, self.len, self.buf.len());
-        let (first, wrapped): (&mut [T], &mut [T]) = if head + len <= cap {
-            (&mut self.buf[head..head + len], &mut [])
+        let (head, rest, cap) = (self.head, self.len.saturating_sub(1), self.buf.len());
+        let (first, wrapped): (&mut [T], &mut [T]) = if head + rest <= cap {
+            (&mut self.buf[head..head + rest], &mut [])
         } else {
             let (lo, hi) = self.buf.split_at_mut(head);
-            (hi, &mut lo[..head + len - cap])
+            (hi, &mut lo[..head + rest - cap])
         };
-        first.iter_mut().chain(wrapped.iter_mut()).rev()
+        first.iter_mut().chain(wrapped.iter_mut()).rev().chain(self.first.iter_mut())
     }
 }
 
