@@ -13,29 +13,32 @@ use super::stats::{u64_to_f64, RunningStats, Stats};
 
 const NS_PER_MS: f64 = 1e6;
 
+/// `repr(C)`: what every packet updates first (counters, the length curve, the delay's running
+/// statistics), drops and the histogram after (see `net::link::Link`).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct QueueStats {
     enq_pkts: u64,
     enq_bytes: u64,
     sent_pkts: u64,
     sent_bytes: u64,
+    // Queue-length step curve.
+    last_t: Time,
+    cur_pkts: u64,
+    cur_bytes: u64,
+    max_pkts: u64,
+    max_bytes: u64,
+    /// Is the queueing-delay distribution kept (a detailed link)? Otherwise only its running
+    /// statistics: no per-packet touch of the histogram's buckets.
+    no_histogram: bool,
+    area_pkts: u128,  // packet·ns
+    area_bytes: u128, // byte·ns
+    delay_stats: RunningStats,
     drop_pkts: u64,
     drop_bytes: u64,
     chan_loss_pkts: u64,
     chan_loss_bytes: u64,
     delay: LogHistogram,
-    delay_stats: RunningStats,
-    /// Is the queueing-delay distribution kept (a detailed link)? Otherwise only its running
-    /// statistics: no per-packet touch of the histogram's buckets.
-    no_histogram: bool,
-    // Queue-length step curve.
-    last_t: Time,
-    cur_pkts: u64,
-    cur_bytes: u64,
-    area_pkts: u128,  // packet·ns
-    area_bytes: u128, // byte·ns
-    max_pkts: u64,
-    max_bytes: u64,
 }
 
 impl QueueStats {
