@@ -165,21 +165,30 @@ impl Pending {
     }
 }
 
+/// In declaration order, aligned to a cache line: the first line holds all that an
+/// application's write and the poll after it read when that poll finds nothing to send
+/// (`write`, `quiet_poll`; the streams themselves apart), since with thousands of connections
+/// each line a tick visits is a cache miss.
+#[repr(C, align(64))]
 pub struct QuicConn {
-    pub role: Role,
-    cfg: QuicConfig,
-    cc_cfg: CcConfig,
-    pub paths: Vec<QuicPath>,
+    /// Until this time (0: none), and until any input other than a write, a poll finds nothing
+    /// to send and returns `quiet_deadline` without looking (`quiet_poll`).
+    quiet_until: Time,
+    quiet_deadline: Option<Time>,
+    /// `QuicConfig::send_buffer` and `streams` (at least 1), for `write`.
+    send_buffer: u64,
+    write_streams: u32,
+    /// The application writes (`write`), rather than having every stream always full
+    /// (`set_unlimited`): only then are polls made after nothing but a write.
+    writes: bool,
+    /// Its list of streams first (`SendStreams` is `repr(C)`), still on the first line.
     pub send: SendStreams,
+    pub paths: Vec<QuicPath>,
     pub recv: RecvStreams,
     crypto_tx: CryptoSend,
     crypto_rx: RecvStreams,
-    /// 1-RTT keys: STREAM data may be sent and received.
-    keys: bool,
-    confirmed: bool,
-    /// Server: the client's address is validated (a Handshake packet arrived, §8.1); until
-    /// then at most 3× the bytes received may be sent.
-    addr_validated: bool,
+    cfg: QuicConfig,
+    cc_cfg: CcConfig,
     amp_received: u64,
     amp_sent: u64,
     /// RFC 9002 §6.2.2.1 anti-deadlock: a client without 1-RTT keys keeps a PTO armed even
@@ -188,25 +197,28 @@ pub struct QuicConn {
     last_sent: Time,
     deadlock_backoff: u32,
     next_path_id: u32,
+    pending: Pending,
     /// The scheduler, the path views and the controllers' coupling (`transport/multipath`).
     core: MultipathCore,
-    pending: Pending,
     outcome: RecoveryOutcome<SentFrames>,
     drained: Vec<SentPacket<SentFrames>>,
     pub stats: ConnStats,
-    /// Until this time (0: none), and until any input other than a write, a poll finds nothing
-    /// to send and returns `quiet_deadline` without looking (`quiet_poll`).
-    quiet_until: Time,
-    quiet_deadline: Option<Time>,
-    /// The application writes (`write`), rather than having every stream always full
-    /// (`set_unlimited`): only then are polls made after nothing but a write.
-    writes: bool,
+    pub role: Role,
+    /// 1-RTT keys: STREAM data may be sent and received.
+    keys: bool,
+    confirmed: bool,
+    /// Server: the client's address is validated (a Handshake packet arrived, §8.1); until
+    /// then at most 3× the bytes received may be sent.
+    addr_validated: bool,
     /// Tests: every poll does the full work (`disable_quiet_polls`), and the polls that did not.
     #[cfg(test)]
     no_quiet: bool,
     #[cfg(test)]
     pub quiet_polls: u64,
 }
+
+// The first line: the fields above `send`, and `send`'s list of streams.
+const _: () = assert!(std::mem::offset_of!(QuicConn, send) + SendStreams::LIST_END <= 64);
 
 impl QuicConn {
     /// Bytes its growable containers hold (`transport::footprint`).
@@ -261,6 +273,8 @@ impl QuicConn {
             stats: ConnStats::default(),
             quiet_until: 0,
             quiet_deadline: None,
+            send_buffer: cfg.send_buffer,
+            write_streams: cfg.streams.max(1),
             writes: false,
             #[cfg(test)]
             no_quiet: false,
@@ -321,7 +335,7 @@ impl QuicConn {
 
     /// Room in the send buffer (`QuicConfig::send_buffer`): what a write may still add.
     pub fn buffer_free(&self) -> u64 {
-        self.cfg.send_buffer.saturating_sub(self.send.unacked())
+        self.send_buffer.saturating_sub(self.send.unacked())
     }
 
     /// The application writes up to `bytes`, spread evenly over the configured streams, as
@@ -329,7 +343,7 @@ impl QuicConn {
     pub fn write(&mut self, bytes: u64) -> u64 {
         self.writes = true;
         let bytes = bytes.min(self.buffer_free());
-        let n = self.cfg.streams.max(1) as u64;
+        let n = self.write_streams as u64;
         for k in 0..n {
             let share = bytes / n + (k < bytes % n) as u64;
             if share > 0 {
