@@ -165,21 +165,30 @@ impl Pending {
     }
 }
 
+/// In declaration order, aligned to a cache line: the first line holds all that an
+/// application's write and the poll after it read when that poll finds nothing to send
+/// (`write`, `quiet_poll`; the streams themselves apart), since with thousands of connections
+/// each line a tick visits is a cache miss.
+#[repr(C, align(64))]
 pub struct QuicConn {
-    pub role: Role,
-    cfg: QuicConfig,
-    cc_cfg: CcConfig,
-    pub paths: Vec<QuicPath>,
+    /// Until this time (0: none), and until any input other than a write, a poll finds nothing
+    /// to send and returns `quiet_deadline` without looking (`quiet_poll`).
+    quiet_until: Time,
+    quiet_deadline: Option<Time>,
+    /// `QuicConfig::send_buffer` and `streams` (at least 1), for `write`.
+    send_buffer: u64,
+    write_streams: u32,
+    /// The application writes (`write`), rather than having every stream always full
+    /// (`set_unlimited`): only then are polls made after nothing but a write.
+    writes: bool,
+    /// Its list of streams first (`SendStreams` is `repr(C)`), still on the first line.
     pub send: SendStreams,
+    pub paths: Vec<QuicPath>,
     pub recv: RecvStreams,
     crypto_tx: CryptoSend,
     crypto_rx: RecvStreams,
-    /// 1-RTT keys: STREAM data may be sent and received.
-    keys: bool,
-    confirmed: bool,
-    /// Server: the client's address is validated (a Handshake packet arrived, §8.1); until
-    /// then at most 3× the bytes received may be sent.
-    addr_validated: bool,
+    cfg: QuicConfig,
+    cc_cfg: CcConfig,
     amp_received: u64,
     amp_sent: u64,
     /// RFC 9002 §6.2.2.1 anti-deadlock: a client without 1-RTT keys keeps a PTO armed even
@@ -188,13 +197,28 @@ pub struct QuicConn {
     last_sent: Time,
     deadlock_backoff: u32,
     next_path_id: u32,
+    pending: Pending,
     /// The scheduler, the path views and the controllers' coupling (`transport/multipath`).
     core: MultipathCore,
-    pending: Pending,
     outcome: RecoveryOutcome<SentFrames>,
     drained: Vec<SentPacket<SentFrames>>,
     pub stats: ConnStats,
+    pub role: Role,
+    /// 1-RTT keys: STREAM data may be sent and received.
+    keys: bool,
+    confirmed: bool,
+    /// Server: the client's address is validated (a Handshake packet arrived, §8.1); until
+    /// then at most 3× the bytes received may be sent.
+    addr_validated: bool,
+    /// Tests: every poll does the full work (`disable_quiet_polls`), and the polls that did not.
+    #[cfg(test)]
+    no_quiet: bool,
+    #[cfg(test)]
+    pub quiet_polls: u64,
 }
+
+// The first line: the fields above `send`, and `send`'s list of streams.
+const _: () = assert!(std::mem::offset_of!(QuicConn, send) + SendStreams::LIST_END <= 64);
 
 impl QuicConn {
     /// Bytes its growable containers hold (`transport::footprint`).
@@ -247,6 +271,15 @@ impl QuicConn {
             outcome: RecoveryOutcome::new(),
             drained: Vec::new(),
             stats: ConnStats::default(),
+            quiet_until: 0,
+            quiet_deadline: None,
+            send_buffer: cfg.send_buffer,
+            write_streams: cfg.streams.max(1),
+            writes: false,
+            #[cfg(test)]
+            no_quiet: false,
+            #[cfg(test)]
+            quiet_polls: 0,
             cfg,
         };
         conn.crypto_tx.open(0);
@@ -265,6 +298,7 @@ impl QuicConn {
     /// scenario's path specs give them; without this call path i has priority i and no path
     /// is a backup). They belong to the slot and stay when a new path is opened on it.
     pub fn set_path_prefs(&mut self, prefs: &[PathPrefs]) {
+        self.quiet_until = 0;
         for (p, &q) in self.paths.iter_mut().zip(prefs) {
             p.prefs = q;
         }
@@ -281,6 +315,7 @@ impl QuicConn {
     /// Begin at `now`: the client sends its Initial (or, without a handshake, opens its other
     /// paths).
     pub fn start(&mut self, now: Time) {
+        self.quiet_until = 0;
         if self.role != Role::Client {
             return;
         }
@@ -300,14 +335,15 @@ impl QuicConn {
 
     /// Room in the send buffer (`QuicConfig::send_buffer`): what a write may still add.
     pub fn buffer_free(&self) -> u64 {
-        self.cfg.send_buffer.saturating_sub(self.send.unacked())
+        self.send_buffer.saturating_sub(self.send.unacked())
     }
 
     /// The application writes up to `bytes`, spread evenly over the configured streams, as
     /// much as the send buffer takes; returns the bytes accepted (the rest blocks the writer).
     pub fn write(&mut self, bytes: u64) -> u64 {
+        self.writes = true;
         let bytes = bytes.min(self.buffer_free());
-        let n = self.cfg.streams.max(1) as u64;
+        let n = self.write_streams as u64;
         for k in 0..n {
             let share = bytes / n + (k < bytes % n) as u64;
             if share > 0 {
@@ -319,6 +355,7 @@ impl QuicConn {
 
     /// A greedy application: every stream always has data.
     pub fn set_unlimited(&mut self) {
+        self.quiet_until = 0;
         for k in 0..self.cfg.streams.max(1) {
             self.send.write(Self::stream_id(k), UNLIMITED);
         }
@@ -326,6 +363,7 @@ impl QuicConn {
 
     /// The application is done: every stream ends with what has been written (FIN).
     pub fn finish(&mut self) {
+        self.quiet_until = 0;
         for k in 0..self.cfg.streams.max(1) {
             let id = Self::stream_id(k);
             if self.send.stream(id).is_some_and(|s| !s.is_finished()) {
@@ -378,6 +416,7 @@ impl QuicConn {
     /// The interface of path `slot` went down (the path manager's event): abandon the path,
     /// queue its outstanding frames for the other paths, tell the peer.
     pub fn path_down(&mut self, slot: usize) {
+        self.quiet_until = 0;
         // Single-path QUIC has nowhere to move (connection migration is not modelled): the
         // path stays, and its losses show through PTOs as for TCP.
         if !self.cfg.multipath {
@@ -394,6 +433,7 @@ impl QuicConn {
 
     /// The interface came back: the client opens a new path on the slot.
     pub fn path_up(&mut self, now: Time, slot: usize) {
+        self.quiet_until = 0;
         if self.role == Role::Client
             && self.cfg.multipath
             && self.confirmed
@@ -431,6 +471,7 @@ impl QuicConn {
     /// A packet arrived on path slot `slot`. Returns the STREAM bytes newly delivered in order
     /// to the application.
     pub fn on_packet(&mut self, now: Time, slot: usize, pkt: &WirePacket) -> u64 {
+        self.quiet_until = 0;
         if !self.accept_path(slot, pkt.path_id) {
             self.stats.packets_ignored += 1;
             return 0;
@@ -694,6 +735,7 @@ impl QuicConn {
     /// Run what is due at `now`: loss-detection timers (time-threshold losses, PTOs), path
     /// openings. ACKs due are sent by the next `poll`.
     pub fn on_timeout(&mut self, now: Time) {
+        self.quiet_until = 0;
         if self.anti_deadlock_deadline().is_some_and(|t| t <= now) {
             self.deadlock_backoff += 1;
             self.paths[0].probes = 1;
@@ -750,6 +792,9 @@ impl QuicConn {
     /// tells each controller what limited the sending (RFC 9002 §7.8) and returns `deadline()`,
     /// in one pass over the paths.
     pub fn poll(&mut self, now: Time, buf: &mut WirePacket) -> Transmit {
+        if now < self.quiet_until {
+            return Transmit::Idle(self.quiet_poll(now));
+        }
         // Whether the streams have data to send: asked once, since a poll that sends nothing
         // changes nothing the answer depends on.
         let sending = self.send.can_send();
@@ -768,7 +813,8 @@ impl QuicConn {
     }
 
     /// Nothing more can be sent now: tell each controller whether the window or the application
-    /// was the limit (RFC 9002 §7.8), and return `deadline()`.
+    /// was the limit (RFC 9002 §7.8), and return `deadline()`. For an application that writes,
+    /// also how long the polls after its writes may skip all this (`quiet_poll`).
     fn idle(&mut self, now: Time, sending: bool) -> Option<Time> {
         let waiting = self.keys && sending;
         let size = self.cfg.max_udp_payload;
@@ -783,7 +829,75 @@ impl QuicConn {
             }
             d = d.min(slot_deadline(p, now, sending));
         }
-        self.with_anti_deadlock(d)
+        let deadline = self.with_anti_deadlock(d);
+        // Without writes (a greedy application) `quiet_until` stays in the past: this poll ran
+        // at or after it.
+        if self.writes && sending {
+            self.note_quiet(now, waiting, deadline);
+        }
+        deadline
+    }
+
+    /// A poll at `now` found nothing to send while the streams had data (`waiting`: with 1-RTT
+    /// keys): until when a poll with only writes since finds the same (`quiet_poll`). Until
+    /// the deadline, or an earlier time at which an unusable path may change the outcome; not
+    /// at all if a usable path had room (the scheduler's choice to wait reads the amount of
+    /// data). Out of line: greedy applications never come here.
+    #[inline(never)]
+    fn note_quiet(&mut self, now: Time, waiting: bool, deadline: Option<Time>) {
+        let size = self.cfg.max_udp_payload;
+        let mut until = deadline.unwrap_or(Time::MAX);
+        for p in &self.paths {
+            if !p.usable() {
+                until = until.min(unusable_changes(p, now));
+            } else if waiting && p.has_space(now, size) {
+                until = 0;
+                break;
+            }
+        }
+        #[cfg(test)]
+        if self.no_quiet {
+            until = 0;
+        }
+        self.quiet_until = until;
+        self.quiet_deadline = deadline;
+    }
+
+    /// A poll before `quiet_until`, with no input but writes since the last poll, which found
+    /// nothing to send while the streams had data (with 1-RTT keys, because no usable path had
+    /// window or pacing room; without them STREAM data cannot go anyway). It would find the
+    /// same, so it returns the last deadline and changes nothing:
+    /// - writes only add data: the streams still have data to send, and nothing else a poll
+    ///   reads has changed (windows, bytes in flight, pacers, amplification credit, frames
+    ///   owed, probes, ACK duties change only on packets, timeouts, path events and sending);
+    /// - `now` is still before every pacer release and ACK duty ahead at the last poll and
+    ///   before its deadline: no usable path has room, so the scheduler is not asked (no path,
+    ///   `Shortcut::Nowhere`) nor a control path found, path 0 still holds back CRYPTO data it
+    ///   held back, no ACK has fallen due;
+    /// - the idle hooks would repeat what the last poll told each usable path's controller
+    ///   (RFC 9002 §7.8: `on_cwnd_limited`, or `on_app_limited` with the same bytes in flight
+    ///   and delivered bytes), and `slot_deadline` reads `now` only against pacer releases
+    ///   still ahead, so the deadline is the last one.
+    #[inline]
+    fn quiet_poll(&mut self, now: Time) -> Option<Time> {
+        debug_assert!(self.send.can_send(), "a quiet poll without data waiting");
+        debug_assert!(
+            !self.keys || self.paths.iter().all(|p| !p.usable() || !p.has_space(now, self.cfg.max_udp_payload)),
+            "a quiet poll with room on a path"
+        );
+        debug_assert_eq!(self.deadline(now), self.quiet_deadline, "a quiet poll's deadline out of date");
+        #[cfg(test)]
+        {
+            self.quiet_polls += 1;
+        }
+        self.quiet_deadline
+    }
+
+    /// Tests: every poll does the full work.
+    #[cfg(test)]
+    pub fn disable_quiet_polls(&mut self) {
+        self.no_quiet = true;
+        self.quiet_until = 0;
     }
 
     /// `sending`: the streams have data to send (`SendStreams::can_send`).
@@ -791,7 +905,9 @@ impl QuicConn {
         // 1. Path-specific frames: challenges, responses, PTO probes.
         for i in 0..self.paths.len() {
             let p = &self.paths[i];
-            if !p.open() {
+            // Nothing path-specific owed (the common case) in one test, without the keys or the
+            // amplification credit.
+            if !(p.challenge_pending | p.response_pending | (p.probes > 0)) || !p.open() {
                 continue;
             }
             if ((p.challenge_pending && self.keys) || p.response_pending) && self.amplification_allows(MIN_INITIAL_UDP_PAYLOAD) {
@@ -1130,6 +1246,17 @@ fn slot_deadline(p: &QuicPath, now: Time, sending: bool) -> Time {
     } else {
         d
     }
+}
+
+/// When a poll's outcome may change through an unusable path by the mere passing of time,
+/// though it is no timer of the path's (`slot_deadline`): its pacer's release (path 0's holds
+/// back CRYPTO data before the handshake), and when abandoned, its ACK duty (the ACK then goes
+/// on another path). Time::MAX for never. A usable path's pacer release is in its deadline when
+/// the streams have data.
+fn unusable_changes(p: &QuicPath, now: Time) -> Time {
+    let pacer = if p.next_send > now { p.next_send } else { Time::MAX };
+    let acks = if p.state == PathState::Abandoned { p.acks.deadline().unwrap_or(Time::MAX) } else { Time::MAX };
+    pacer.min(acks)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

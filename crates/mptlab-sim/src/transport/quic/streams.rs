@@ -343,8 +343,11 @@ impl SendStream {
     }
 }
 
-/// The sending parts of a connection's streams with the connection-level credit.
+/// The sending parts of a connection's streams with the connection-level credit. The list of
+/// streams first (`LIST_END`): a connection keeps it on the cache line an application's write
+/// reads (`QuicConn`).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct SendStreams {
     /// Sorted by id.
     streams: Vec<SendStream>,
@@ -356,6 +359,9 @@ pub struct SendStreams {
 }
 
 impl SendStreams {
+    /// Where the list of streams ends in the struct.
+    pub const LIST_END: usize = std::mem::offset_of!(SendStreams, streams) + std::mem::size_of::<Vec<SendStream>>();
+
     /// Bytes its growable containers hold (`transport::footprint`).
     pub fn memory_footprint(&self) -> usize {
         use crate::transport::footprint::*;

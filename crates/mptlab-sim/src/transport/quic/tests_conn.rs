@@ -2,7 +2,7 @@
 //! per-path delays and serialisation rates, with packet filters to script losses.
 
 use super::config::QuicConfig;
-use super::conn::{QuicConn, Role};
+use super::conn::{QuicConn, Role, Transmit};
 use super::path::PathState;
 use super::wire::{long_header_len, short_header_len, WirePacket, AEAD_TAG_BYTES, MIN_INITIAL_UDP_PAYLOAD};
 use crate::cc::CcConfig;
@@ -61,7 +61,11 @@ struct Net {
 
 impl Net {
     fn new(cfg: QuicConfig, paths: &[(Time, u64)], sched: &str) -> Self {
-        let cc = CcConfig::default_for("newreno").unwrap();
+        Self::with_cc(cfg, paths, sched, "newreno")
+    }
+
+    fn with_cc(cfg: QuicConfig, paths: &[(Time, u64)], sched: &str, cc: &str) -> Self {
+        let cc = CcConfig::default_for(cc).unwrap();
         let sc = SchedConfig::default_for(sched).unwrap();
         let n = paths.len();
         let mut cli = QuicConn::new(Role::Client, cfg.clone(), &cc, &sc, n, 1);
@@ -405,4 +409,99 @@ fn without_preferences_both_paths_share_the_data() {
     net.cli.write(2_000_000);
     net.run(3_000 * MS);
     assert!(net.cli.paths[1].stats.stream_bytes_sent > 500_000);
+}
+
+/// Everything a connection pair hands out while an application writes `write` bytes every
+/// `every` over two narrow paths (so that most polls after a write find no room), with the
+/// first `lost_first` packets and every 29th lost and path 1 abandoned at 1.5 s: each packet
+/// with its time and slot, and the deadline of each poll that found nothing. `quiet`: polls
+/// may skip the work (`QuicConn::quiet_poll`). Returns the trace and the client's polls that did.
+fn cbr_trace(cc: &str, sched: &str, (every, write): (Time, u64), lost_first: u64, quiet: bool) -> (Vec<String>, u64) {
+    let mut net = Net::with_cc(mp_cfg(), &[(10 * MS, 250_000), (15 * MS, 200_000)], sched, cc);
+    if !quiet {
+        net.cli.disable_quiet_polls();
+        net.srv.disable_quiet_polls();
+    }
+    let (mut log, mut sent) = (Vec::new(), 0u64);
+    let (mut next_write, mut deadlines, mut down) = (0, [None, None], false);
+    let end = 3_000 * MS;
+    loop {
+        for to_server in [true, false] {
+            loop {
+                let mut pkt = WirePacket::default();
+                let ep = if to_server { &mut net.cli } else { &mut net.srv };
+                let slot = match ep.poll(net.now, &mut pkt) {
+                    Transmit::Packet(slot) => slot,
+                    Transmit::Idle(d) => {
+                        log.push(format!("{} {to_server} idle {d:?}", net.now));
+                        deadlines[to_server as usize] = d;
+                        break;
+                    }
+                };
+                log.push(format!("{} {to_server} {slot} {pkt:?}", net.now));
+                sent += 1;
+                if sent <= lost_first || sent % 29 == 0 {
+                    continue;
+                }
+                let dir = to_server as usize;
+                let start = net.busy[slot][dir].max(net.now);
+                net.busy[slot][dir] = start + pkt.wire_size() as u64 * 1_000_000_000 / net.rate[slot];
+                net.seq += 1;
+                let at = net.busy[slot][dir] + net.delay[slot];
+                net.q.push(Reverse(InFlight { at, seq: net.seq, to_server, slot, pkt }));
+            }
+        }
+        let next_pkt = net.q.peek().map(|r| r.0.at);
+        let t = [next_pkt, deadlines[0], deadlines[1], Some(next_write)].into_iter().flatten().min().unwrap();
+        if t > end {
+            break;
+        }
+        net.now = net.now.max(t);
+        if !down && net.now >= 1_500 * MS {
+            down = true;
+            net.cli.path_down(1);
+        }
+        if next_pkt == Some(t) {
+            let f = net.q.pop().unwrap().0;
+            if f.to_server {
+                net.srv.on_packet(net.now, f.slot, &f.pkt);
+            } else {
+                net.cli.on_packet(net.now, f.slot, &f.pkt);
+            }
+        } else if next_write == t {
+            net.cli.write(write);
+            next_write += every;
+        } else {
+            for (i, d) in deadlines.iter().enumerate() {
+                if d.is_some_and(|d| d <= net.now) {
+                    if i == 0 { &mut net.srv } else { &mut net.cli }.on_timeout(net.now);
+                }
+            }
+        }
+    }
+    let totals = format!("{} {} {:?}", net.cli.send.stats.retransmitted_bytes, net.srv.recv.stats.bytes_delivered, net.cli.stats);
+    log.push(totals);
+    (log, net.cli.quiet_polls)
+}
+
+#[test]
+fn polls_that_skip_the_work_hand_out_what_full_polls_do() {
+    // Window- and pacing-limited writers, and a handshake slowed by the loss of the Initial
+    // (a PTO) with writes waiting for 1-RTT keys.
+    let cases = [
+        ("bbr", "minrtt", (MS, 400), 0),
+        ("newreno", "roundrobin", (2 * MS, 900), 0),
+        ("cubic", "minrtt", (8 * MS, 100), 1),
+        ("bbr", "minrtt", (4 * MS, 1000), 1),
+    ];
+    for (cc, sched, app, lost_first) in cases {
+        let (full, none) = cbr_trace(cc, sched, app, lost_first, false);
+        let (quiet, hits) = cbr_trace(cc, sched, app, lost_first, true);
+        assert_eq!(none, 0);
+        assert!(hits > 100, "{cc}: only {hits} polls took the shortcut");
+        assert_eq!(full.len(), quiet.len(), "{cc}");
+        for (a, b) in full.iter().zip(&quiet) {
+            assert_eq!(a, b, "{cc}");
+        }
+    }
 }
