@@ -36,7 +36,7 @@ use super::mapping::{Mapping, Mappings};
 use crate::cc::{AnyCc, CongestionControl, SubflowCcView};
 use crate::metrics::LogHistogram;
 use crate::sched::linger::{autotuned_sndbuf, wmem_queued};
-use crate::sched::{AnyScheduler, ConnView, PathModel, PathView};
+use crate::sched::{AnyScheduler, ConnView, Decision, PathModel, PathView};
 use crate::transport::multipath::{MultipathCore, MultipathPath, PathPrefs, Placement, Shortcut};
 use crate::transport::segment::TcpHeader;
 use crate::transport::tcp::{TcpConfig, TcpSender};
@@ -137,6 +137,13 @@ pub struct MptcpSender {
     /// Subflows whose sender state changed since the last `take_touched` (bit i = subflow i):
     /// the caller re-aligns only their timers.
     touched: u32,
+    /// Kernel model: the last offer of a chunk found no subflow to take it (no usable send
+    /// buffer with room, or the scheduler waited), and no subflow nor the scheduler has changed
+    /// since. An offer now ends the same way (neither outcome depends on the chunk, and the
+    /// scheduler's `Wait` leaves it as a repeat would): it is not made. Typical of a writer
+    /// whose subflows' send buffers are full (Linux: `mptcp_subflow_get_send` returns NULL and
+    /// `mptcp_sendmsg` only queues the data). Every change to a subflow clears it.
+    blocked: bool,
     unlimited: bool,
     write_end: u64,
     data_nxt: u64,
@@ -225,6 +232,7 @@ impl MptcpSender {
             kernel,
             msk_sndbuf: TCP_WMEM_MIN,
             touched: 0,
+            blocked: false,
             unlimited: false,
             write_end: 0,
             data_nxt: 0,
@@ -340,6 +348,7 @@ impl MptcpSender {
         if self.subs[i].state != SubState::Idle {
             return false;
         }
+        self.blocked = false;
         let s = &mut self.subs[i];
         s.state = SubState::Active;
         s.stats.opened += 1;
@@ -353,6 +362,7 @@ impl MptcpSender {
     /// The path manager closes subflow `i` (its interface went down): its unacknowledged data
     /// is reinjected and it stays closed until `reopen_subflow`. Returns the new incarnation.
     pub fn close_subflow(&mut self, now: Time, i: usize, fresh_cc: AnyCc, out: &mut Vec<MpSeg>) -> u8 {
+        self.blocked = false;
         self.reinject_from(i, true);
         self.path_delay.clear(i);
         self.touched |= 1 << i;
@@ -376,6 +386,7 @@ impl MptcpSender {
 
     /// The interface of a closed subflow is back: it may be joined again (`open_subflow`).
     pub fn reopen_subflow(&mut self, i: usize) -> bool {
+        self.blocked = false;
         let s = &mut self.subs[i];
         if s.state != SubState::Closed {
             return false;
@@ -388,6 +399,7 @@ impl MptcpSender {
 
     /// An ACK arrived on subflow `i` (incarnation `epoch`).
     pub fn on_ack(&mut self, now: Time, i: usize, epoch: u8, h: &TcpHeader, out: &mut Vec<MpSeg>) {
+        self.blocked = false;
         let s = &self.subs[i];
         if s.epoch != epoch || s.state != SubState::Active {
             return;
@@ -425,6 +437,7 @@ impl MptcpSender {
 
     /// Subflow `i`'s timer (RTO, loss probe, persist, pacing) fired.
     pub fn on_timer(&mut self, now: Time, i: usize, out: &mut Vec<MpSeg>) {
+        self.blocked = false;
         if self.subs[i].state != SubState::Active {
             return;
         }
@@ -625,6 +638,26 @@ impl MptcpSender {
         (s_usable(s) && !backup_excluded && memory_free(s, self.tcp.mss)).then_some(i)
     }
 
+    /// Debug check of `blocked`: the offer it skips would find nothing. The scheduler is asked
+    /// on a copy, so the check changes nothing.
+    fn still_blocked(&mut self, now: Time, len: u32) -> bool {
+        if self.burst_continues(now).is_some() {
+            return false;
+        }
+        match self.shortcut() {
+            Shortcut::Nowhere => true,
+            Shortcut::Only(_) => false,
+            Shortcut::Ask => {
+                let AnyScheduler::Linger(l) = self.core.scheduler() else { return false };
+                let mut l = l.clone();
+                let conn = self.conn_view(now, len);
+                let mss = self.tcp.mss;
+                let views = self.core.fill_views(&self.subs, |s, usable| kernel_view(s, usable, mss));
+                crate::sched::Scheduler::select(&mut l, &conn, views) == Decision::Wait
+            }
+        }
+    }
+
     /// Can the connection place a chunk on path `i` now?
     #[inline]
     fn placeable(&self, i: usize) -> bool {
@@ -685,6 +718,7 @@ impl MptcpSender {
             _ => now,
         };
         self.path_delay.placed(i, dsn + len as u64, handed);
+        self.blocked = false;
         let s = &mut self.subs[i];
         s.map.push(Mapping { ssn: s.snd.write_end(), dsn, len });
         s.snd.write(len as u64);
@@ -718,6 +752,14 @@ impl MptcpSender {
                 }
                 (self.data_nxt, avail.min(mss).min(space) as u32, false)
             };
+            if self.blocked {
+                if cfg!(any(test, debug_assertions)) {
+                    assert!(self.still_blocked(now, len), "a subflow or the scheduler changed without clearing `blocked`");
+                }
+                #[cfg(test)]
+                BLOCKED_SKIPS.with(|c| c.set(c.get() + 1));
+                break;
+            }
             // A `default` burst under way takes the chunk without asking (and without looking
             // for an only choice, which it would override).
             let placement = if let Some(i) = self.burst_continues(now) {
@@ -727,7 +769,11 @@ impl MptcpSender {
                 Placement::One(i)
             } else {
                 match self.shortcut() {
-                    Shortcut::Nowhere => break, // nothing can take the chunk now: no need to ask
+                    Shortcut::Nowhere => {
+                        // Nothing can take the chunk now: no need to ask.
+                        self.blocked = self.kernel && !test_no_shortcut();
+                        break;
+                    }
                     Shortcut::Only(i) => Placement::One(i),
                     Shortcut::Ask => {
                         let conn = self.conn_view(now, len);
@@ -743,6 +789,7 @@ impl MptcpSender {
                                 s.snd.cap_round(now, c.packets);
                             }
                         }
+                        self.blocked = self.kernel && decision == Decision::Wait && !test_no_shortcut();
                         MultipathCore::placement(decision, self.subs.len(), |i| self.placeable(i))
                     }
                 }
@@ -932,4 +979,20 @@ fn subflow_sender(tcp: TcpConfig, cc: AnyCc) -> TcpSender {
     let mut snd = TcpSender::new(tcp, cc);
     snd.set_mptcp_subflow();
     snd
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: offers `blocked` skipped.
+    pub(crate) static BLOCKED_SKIPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Tests: never set `blocked` (every offer made in full), to compare against.
+    pub(crate) static NO_SHORTCUT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[inline(always)]
+fn test_no_shortcut() -> bool {
+    #[cfg(test)]
+    return NO_SHORTCUT.with(|c| c.get());
+    #[cfg(not(test))]
+    false
 }
