@@ -83,27 +83,32 @@ pub struct SubflowStats {
     pub closed: u64,
 }
 
+// Laid out by hand: what every offer reads of a subflow (usable, send buffer room) is its own
+// state, `pf` and send buffer, and the sender's state, SND.UNA and write end. The first three
+// follow the sender, so they share its last cache line, where rustc currently puts the
+// sender's state.
+#[repr(C, align(64))]
 pub struct Subflow {
     pub snd: TcpSender,
-    map: Mappings,
     pub state: SubState,
+    /// Potentially failed: hit a retransmission timeout and has not been acknowledged since.
+    pub pf: bool,
+    pub backup: bool,
     /// Incarnation: bumped when the path manager closes the subflow, so that packets of an old
     /// incarnation still in the network are ignored.
     pub epoch: u8,
     pub priority: u32,
-    pub backup: bool,
-    /// Potentially failed: hit a retransmission timeout and has not been acknowledged since.
-    pub pf: bool,
+    /// Its send buffer in the kernel model, `autotuned_sndbuf` of `max_cwnd` (kept, not
+    /// recomputed: the connection reads it for every chunk).
+    sndbuf: u64,
+    /// Largest congestion window (bytes) this incarnation has had: sizes its send buffer in
+    /// the kernel model (`tcp_sndbuf_expand`).
+    max_cwnd: u64,
+    map: Mappings,
     rtos_seen: u64,
     /// Subflow sequence up to which this subflow's data has been reinjected already.
     reinjected_to: u64,
     last_penalty: Option<Time>,
-    /// Largest congestion window (bytes) this incarnation has had: sizes its send buffer in
-    /// the kernel model (`tcp_sndbuf_expand`).
-    max_cwnd: u64,
-    /// Its send buffer in the kernel model, `autotuned_sndbuf` of `max_cwnd` (kept, not
-    /// recomputed: the connection reads it for every chunk).
-    sndbuf: u64,
     /// The path's RTT-model terms (`PathView::model`), from the spec.
     model: PathModel,
     pub stats: SubflowStats,
@@ -121,22 +126,29 @@ pub struct ConnStats {
     pub closed_at: Option<Time>,
 }
 
+// Laid out by hand (`repr(C)`, line-aligned): with thousands of connections in a run, none of
+// them in cache, the cost of a write is the cache lines it touches. A write, and an offer that
+// finds the subflows blocked, read and write the first line only (and the hand-over queue in
+// the second); placing a chunk and an ACK add the third.
+#[repr(C, align(64))]
 pub struct MptcpSender {
-    cfg: MptcpConfig,
-    tcp: TcpConfig,
-    pub subs: Vec<Subflow>,
-    /// The scheduler, the path views and the controllers' coupling (`transport/multipath`).
-    core: MultipathCore,
-    /// The scheduler may place a chunk on a path without window space (it queues there).
-    may_queue: bool,
-    /// The `default` scheduler's kernel model: subflows hold up to their send buffer.
-    kernel: bool,
-    /// Kernel model: the connection's send buffer (`send_buffer`), kept up to date by
-    /// `refresh_msk_sndbuf`.
-    msk_sndbuf: u64,
+    // ----- line 0: a write, the offer's data-level checks, the caller's wake-ups.
+    write_end: u64,
+    data_nxt: u64,
+    data_una: u64,
+    /// Right edge of the connection-level window: DATA_ACK + window, never moved left.
+    wnd_edge: u64,
+    /// The connection-level send buffer in force (`send_buffer`): `mptcp.send_buffer`, or in
+    /// the kernel model the msk's `sk_sndbuf`, kept up to date by `refresh_msk_sndbuf`.
+    send_limit: u64,
+    /// The subflows' MSS (`tcp.mss`): the largest chunk.
+    mss: u32,
     /// Subflows whose sender state changed since the last `take_touched` (bit i = subflow i):
     /// the caller re-aligns only their timers.
     touched: u32,
+    /// The `default` scheduler's kernel model: subflows hold up to their send buffer.
+    kernel: bool,
+    unlimited: bool,
     /// Kernel model: the last offer of a chunk found no subflow to take it (no usable send
     /// buffer with room, or the scheduler waited), and no subflow nor the scheduler has changed
     /// since. An offer now ends the same way (neither outcome depends on the chunk, and the
@@ -144,30 +156,47 @@ pub struct MptcpSender {
     /// whose subflows' send buffers are full (Linux: `mptcp_subflow_get_send` returns NULL and
     /// `mptcp_sendmsg` only queues the data). Every change to a subflow clears it.
     blocked: bool,
-    unlimited: bool,
-    write_end: u64,
-    data_nxt: u64,
-    data_una: u64,
-    /// Right edge of the connection-level window: DATA_ACK + window, never moved left.
-    wnd_edge: u64,
-    reinject: VecDeque<(u64, u32)>,
-    /// (end of handed-over data, hand-over time), for protocol delay.
-    handed: VecDeque<(u64, Time)>,
-    tmp: Vec<TcpHeader>,
-    stall_since: Option<Time>,
-    last_opportunistic: Option<u64>,
     /// Additional subflows wait for the first one's establishment; set when it happens.
     joins_due: bool,
+    /// The scheduler has wake-ups (`MultipathCore::has_period_hooks`, fixed for the
+    /// connection's life): without them `take_sched_wake` has nothing to read.
+    period_hooks: bool,
+    /// The scheduler may place a chunk on a path without window space (it queues there).
+    may_queue: bool,
+    /// `stall_since.is_some()`: a push that does not stall reads the stall's start only if one
+    /// is under way.
+    stalled: bool,
+    // ----- line 1: the hand-over queue a write appends to, and the reinjections an offer
+    // looks at first.
+    _line1: CacheLine,
+    /// (end of handed-over data, hand-over time), for protocol delay.
+    handed: VecDeque<(u64, Time)>,
+    reinject: VecDeque<(u64, u32)>,
+    // ----- line 2: placing a chunk, an ACK.
+    _line2: CacheLine,
+    pub subs: Vec<Subflow>,
+    tmp: Vec<TcpHeader>,
+    stall_since: Option<Time>,
+    // ----- the rest.
+    last_opportunistic: Option<u64>,
     /// The scheduler's wake-up (`Scheduler::wake_at`) as last handed to the caller's timer.
     sched_wake: Option<Time>,
-    pub stats: ConnStats,
-    /// Protocol delay per hand-over (ns).
-    pub protocol_delay: LogHistogram,
     /// Largest protocol delay acknowledged since the last `take_interval_protocol_delay`.
     interval_protocol_delay: Option<Time>,
+    pub stats: ConnStats,
+    cfg: MptcpConfig,
+    tcp: TcpConfig,
+    /// The scheduler, the path views and the controllers' coupling (`transport/multipath`).
+    core: MultipathCore,
+    /// Protocol delay per hand-over (ns).
+    pub protocol_delay: LogHistogram,
     /// Seed 001's T_i(k): hand-over to the DATA_ACK received on the chunk's own path.
     pub path_delay: PathDelays,
 }
+
+/// A field of this type starts a new cache line in a `repr(C)` struct (and takes no room).
+#[repr(align(64))]
+struct CacheLine;
 
 /// What the connection needs to open (and re-open) subflows.
 pub struct SubflowParams {
@@ -221,32 +250,38 @@ impl MptcpSender {
             .enumerate()
             .map(|(i, s)| Subflow { model: p.models.get(i).copied().unwrap_or_default(), ..s })
             .collect();
+        // The shortcut needs the window to be the only limit: not so when subflows queue.
+        let core = MultipathCore::new(sched, picks_only_choice && !may_queue, coupled, n);
         Self {
-            wnd_edge: cfg.recv_buffer,
-            cfg,
-            tcp,
-            subs,
-            // The shortcut needs the window to be the only limit: not so when subflows queue.
-            core: MultipathCore::new(sched, picks_only_choice && !may_queue, coupled, n),
-            may_queue,
-            kernel,
-            msk_sndbuf: TCP_WMEM_MIN,
-            touched: 0,
-            blocked: false,
-            unlimited: false,
             write_end: 0,
             data_nxt: 0,
             data_una: 0,
-            reinject: VecDeque::new(),
+            wnd_edge: cfg.recv_buffer,
+            send_limit: if kernel { TCP_WMEM_MIN } else { cfg.send_buffer },
+            mss: tcp.mss,
+            touched: 0,
+            kernel,
+            unlimited: false,
+            blocked: false,
+            joins_due: false,
+            period_hooks: core.has_period_hooks(),
+            may_queue,
+            stalled: false,
+            _line1: CacheLine,
             handed: VecDeque::new(),
+            reinject: VecDeque::new(),
+            _line2: CacheLine,
+            subs,
             tmp: Vec::with_capacity(16),
             stall_since: None,
             last_opportunistic: None,
-            joins_due: false,
             sched_wake: None,
-            stats: ConnStats::default(),
-            protocol_delay: LogHistogram::new(),
             interval_protocol_delay: None,
+            stats: ConnStats::default(),
+            cfg,
+            tcp,
+            core,
+            protocol_delay: LogHistogram::new(),
             path_delay: PathDelays::new(n),
         }
     }
@@ -416,7 +451,7 @@ impl MptcpSender {
         let una = s.snd.snd_una();
         if s.snd.cwnd() > s.max_cwnd {
             s.max_cwnd = s.snd.cwnd();
-            s.sndbuf = autotuned_sndbuf(s.max_cwnd / self.tcp.mss.max(1) as u64, self.tcp.mss);
+            s.sndbuf = autotuned_sndbuf(s.max_cwnd / self.mss.max(1) as u64, self.mss);
         }
         let grew = s.max_cwnd > max_before || !was_established;
         if una > una_before {
@@ -469,6 +504,10 @@ impl MptcpSender {
     /// caller to align the connection's timer with (`None` inside cancels it). A wake-up not
     /// after `now` is none.
     pub fn take_sched_wake(&mut self, now: Time) -> Option<Option<Time>> {
+        // Without wake-ups `wake_at` is None, and so has `sched_wake` always been.
+        if !self.period_hooks {
+            return None;
+        }
         let w = self.core.wake_at(now);
         if w == self.sched_wake {
             return None;
@@ -572,7 +611,7 @@ impl MptcpSender {
     /// Every subflow's `subflow_view`, rebuilt in the core's buffer, for the connection's own
     /// choices (opportunistic retransmission reads usability, space and SRTT).
     fn fill_views(&mut self) -> &[PathView] {
-        let (mss, model) = (self.tcp.mss, self.core.has_period_hooks());
+        let (mss, model) = (self.mss, self.period_hooks);
         self.core.fill_views(&self.subs, |s, usable| subflow_view(s, usable, mss, model))
     }
 
@@ -616,7 +655,7 @@ impl MptcpSender {
     fn kernel_all_full(&self) -> Shortcut {
         let AnyScheduler::Linger(l) = self.core.scheduler() else { return Shortcut::Ask };
         for (i, s) in self.subs.iter().enumerate() {
-            if s_usable(s) && (l.avg_rate(i) == 0 || memory_free(s, self.tcp.mss)) {
+            if s_usable(s) && (l.avg_rate(i) == 0 || memory_free(s, self.mss)) {
                 return Shortcut::Ask;
             }
         }
@@ -635,7 +674,7 @@ impl MptcpSender {
         let i = l.burst_path(now)?;
         let s = self.subs.get(i)?;
         let backup_excluded = s.backup && self.subs.iter().any(|o| s_usable(o) && !o.backup);
-        (s_usable(s) && !backup_excluded && memory_free(s, self.tcp.mss)).then_some(i)
+        (s_usable(s) && !backup_excluded && memory_free(s, self.mss)).then_some(i)
     }
 
     /// Debug check of `blocked`: the offer it skips would find nothing. The scheduler is asked
@@ -661,9 +700,9 @@ impl MptcpSender {
     /// Can the connection place a chunk on path `i` now?
     #[inline]
     fn placeable(&self, i: usize) -> bool {
-        let mss = self.tcp.mss as u64;
+        let mss = self.mss as u64;
         if self.kernel {
-            return self.subs.get(i).is_some_and(|s| s_usable(s) && memory_free(s, self.tcp.mss));
+            return self.subs.get(i).is_some_and(|s| s_usable(s) && memory_free(s, self.mss));
         }
         self.subs.get(i).is_some_and(|s| s_usable(s) && (s.snd.has_space() || s.snd.queued() < QUEUE_LIMIT_SEGMENTS * mss))
     }
@@ -676,14 +715,10 @@ impl MptcpSender {
     /// with `tcp_wmem[1]` (16 KiB), one not opened or closed with nothing.
     #[inline]
     fn send_buffer(&self) -> u64 {
-        if self.kernel {
-            self.msk_sndbuf
-        } else {
-            self.cfg.send_buffer
-        }
+        self.send_limit
     }
 
-    /// Recompute `msk_sndbuf` (kernel model) after what it depends on may have changed: a
+    /// Recompute the msk's send buffer (kernel model: `send_limit`) after what it depends on may have changed: a
     /// subflow's largest window (on its ACKs), its establishment, opening or closing.
     fn refresh_msk_sndbuf(&mut self) {
         if !self.kernel {
@@ -698,7 +733,7 @@ impl MptcpSender {
                 _ => 0,
             })
             .sum();
-        self.msk_sndbuf = self.cfg.send_buffer.min(TCP_WMEM_MIN + subs);
+        self.send_limit = self.cfg.send_buffer.min(TCP_WMEM_MIN + subs);
     }
 
     /// Subflow `i`'s send buffer in the kernel model (`sk_sndbuf`, bytes of truesize).
@@ -731,7 +766,7 @@ impl MptcpSender {
 
     /// Offer chunks to the scheduler until it waits, data runs out or the window closes.
     pub fn push(&mut self, now: Time, out: &mut Vec<MpSeg>) {
-        let mss = self.tcp.mss as u64;
+        let mss = self.mss as u64;
         let mut window_stalled = false;
         loop {
             let (dsn, len, reinjected) = if let Some(&(d, l)) = self.reinject.front() {
@@ -777,7 +812,7 @@ impl MptcpSender {
                     Shortcut::Only(i) => Placement::One(i),
                     Shortcut::Ask => {
                         let conn = self.conn_view(now, len);
-                        let (kernel, mss, model) = (self.kernel, self.tcp.mss, self.core.has_period_hooks());
+                        let (kernel, mss, model) = (self.kernel, self.mss, self.period_hooks);
                         let decision = if kernel {
                             self.core.select(&conn, &self.subs, |s, usable| kernel_view(s, usable, mss))
                         } else {
@@ -817,16 +852,18 @@ impl MptcpSender {
                 }
             }
         }
-        match (window_stalled, self.stall_since) {
-            (true, None) => {
-                self.stall_since = Some(now);
-                self.stats.window_stalls += 1;
+        if window_stalled != self.stalled {
+            self.stalled = window_stalled;
+            match self.stall_since {
+                None => {
+                    self.stall_since = Some(now);
+                    self.stats.window_stalls += 1;
+                }
+                Some(t) => {
+                    self.stats.window_stall_ns += now - t;
+                    self.stall_since = None;
+                }
             }
-            (false, Some(t)) => {
-                self.stats.window_stall_ns += now - t;
-                self.stall_since = None;
-            }
-            _ => {}
         }
         if window_stalled && self.cfg.opportunistic_retransmit {
             self.opportunistic(now, out);
