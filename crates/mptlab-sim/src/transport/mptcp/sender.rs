@@ -166,6 +166,9 @@ pub struct MptcpSender {
     /// `stall_since.is_some()`: a push that does not stall reads the stall's start only if one
     /// is under way.
     stalled: bool,
+    /// Where in `handed` the next chunk's hand-over probably is (`first_ending_after`), as a
+    /// distance from its back: unchanged when DATA_ACKs pop the front, one more per write.
+    handed_hint: u32,
     // ----- line 1: the hand-over queue a write appends to, and the reinjections an offer
     // looks at first.
     _line1: CacheLine,
@@ -267,6 +270,7 @@ impl MptcpSender {
             period_hooks: core.has_period_hooks(),
             may_queue,
             stalled: false,
+            handed_hint: 0,
             _line1: CacheLine,
             handed: VecDeque::new(),
             reinject: VecDeque::new(),
@@ -312,6 +316,7 @@ impl MptcpSender {
         if n > 0 {
             self.write_end += n;
             self.handed.push_back((self.write_end, now));
+            self.handed_hint = self.handed_hint.wrapping_add(1);
         }
         n
     }
@@ -741,19 +746,21 @@ impl MptcpSender {
         self.subs[i].sndbuf()
     }
 
-    /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can.
+    /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can. The caller
+    /// has cleared `blocked` (an offer places only when it is clear).
     fn place(&mut self, now: Time, i: usize, dsn: u64, len: u32, out: &mut Vec<MpSeg>) {
         // Hand-over time of the chunk: its write's (or, for a greedy source's new data, now).
         // A greedy source's new chunk lies past every recorded hand-over: no search needed.
         let handed = match self.handed.back() {
             Some(&(end, _)) if end > dsn => {
-                let k = self.handed.partition_point(|&(end, _)| end <= dsn);
+                let back = self.handed.len() - 1;
+                let k = first_ending_after(&self.handed, back.saturating_sub(self.handed_hint as usize), dsn);
+                self.handed_hint = (back - k) as u32;
                 self.handed[k].1
             }
             _ => now,
         };
         self.path_delay.placed(i, dsn + len as u64, handed);
-        self.blocked = false;
         let s = &mut self.subs[i];
         s.map.push(Mapping { ssn: s.snd.write_end(), dsn, len });
         s.snd.write(len as u64);
@@ -889,6 +896,7 @@ impl MptcpSender {
         let Some(i) = target else { return };
         self.last_opportunistic = Some(una);
         self.stats.opportunistic_retransmits += 1;
+        self.blocked = false;
         self.place(now, i, m.dsn, m.len, out);
         let s = &mut self.subs[k];
         let srtt = s.snd.rtt().srtt().unwrap_or(0);
@@ -899,6 +907,24 @@ impl MptcpSender {
             s.snd.penalize(now);
         }
     }
+}
+
+/// The index of the first hand-over in `handed` (ends strictly increasing, the last one after
+/// `dsn`) that ends after `dsn`: the write the chunk at `dsn` belongs to. Chunks are placed in
+/// data order, so it is usually the one at `hint` (the previous chunk's) or the next, checked
+/// first: a binary search over a long queue touches a cache line per step. Any hint gives the
+/// same answer.
+#[inline]
+fn first_ending_after(handed: &VecDeque<(u64, Time)>, hint: usize, dsn: u64) -> usize {
+    let n = handed.len();
+    let mut k = hint.min(n - 1);
+    if handed[k].0 <= dsn && k + 1 < n {
+        k += 1;
+    }
+    if handed[k].0 > dsn && (k == 0 || handed[k - 1].0 <= dsn) {
+        return k;
+    }
+    handed.partition_point(|&(end, _)| end <= dsn)
 }
 
 /// Linux `sk_stream_memory_free` for a subflow in the kernel model: `sk_wmem_queued` (the data
@@ -1032,4 +1058,20 @@ fn test_no_shortcut() -> bool {
     return NO_SHORTCUT.with(|c| c.get());
     #[cfg(not(test))]
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hinted_hand_over_lookup_is_the_binary_search() {
+        let handed: VecDeque<(u64, Time)> = [100, 200, 250, 400, 1000].iter().map(|&e| (e, e * 7)).collect();
+        for dsn in 0..1000 {
+            let want = handed.partition_point(|&(end, _)| end <= dsn);
+            for hint in 0..8 {
+                assert_eq!(first_ending_after(&handed, hint, dsn), want, "dsn {dsn} hint {hint}");
+            }
+        }
+    }
 }
