@@ -195,6 +195,16 @@ impl Linger {
     }
 
     fn select_kernel(&mut self, conn: &ConnView, paths: &[PathView]) -> Decision {
+        self.select_kernel_with(conn, paths, |p| p.pacing_rate)
+    }
+
+    /// The kernel model's `select` with a path's `sk_pacing_rate` taken from `rate` instead of
+    /// `PathView::pacing_rate`, and only where it is read: a path's first look (its smoothed
+    /// rate starts there) and the winner of a pick that starts a burst. A transport whose rate
+    /// costs a computation (MPTCP: `tcp_update_pacing_rate` from the controller) passes views
+    /// without it; the decision and the state are those of `select` with the rates in the views.
+    pub fn select_kernel_with(&mut self, conn: &ConnView, paths: &[PathView], mut rate: impl FnMut(&PathView) -> u64) -> Decision {
+        debug_assert!(self.kernel);
         if self.avg_rate.len() < paths.len() {
             self.avg_rate.resize(paths.len(), 0);
         }
@@ -212,7 +222,7 @@ impl Linger {
         for p in eligible(paths) {
             let avg = &mut self.avg_rate[p.id];
             if *avg == 0 {
-                *avg = p.pacing_rate;
+                *avg = rate(p);
             }
             // `div_u64(wmem << 32, pace)`: wmem stays below 2^32 here (send buffers ≤ 4 MiB);
             // larger views saturate.
@@ -234,7 +244,7 @@ impl Linger {
             return Decision::Send(id);
         }
         let avg = &mut self.avg_rate[id];
-        *avg = smoothed_rate(*avg, wmem, p.pacing_rate, burst);
+        *avg = smoothed_rate(*avg, wmem, rate(p), burst);
         self.burst = Some(Burst { path: id, left: burst.saturating_sub(conn.chunk as u64), at: conn.now });
         Decision::Send(id)
     }

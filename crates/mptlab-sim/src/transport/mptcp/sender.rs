@@ -191,6 +191,8 @@ pub struct MptcpSender {
     tcp: TcpConfig,
     /// The scheduler, the path views and the controllers' coupling (`transport/multipath`).
     core: MultipathCore,
+    /// Kernel model: the scheduler's path views (`kernel_select`), reused from offer to offer.
+    kernel_views: Vec<PathView>,
     /// Protocol delay per hand-over (ns).
     pub protocol_delay: LogHistogram,
     /// Seed 001's T_i(k): hand-over to the DATA_ACK received on the chunk's own path.
@@ -285,6 +287,7 @@ impl MptcpSender {
             cfg,
             tcp,
             core,
+            kernel_views: Vec::with_capacity(if kernel { n } else { 0 }),
             protocol_delay: LogHistogram::new(),
             path_delay: PathDelays::new(n),
         }
@@ -696,10 +699,26 @@ impl MptcpSender {
                 let mut l = l.clone();
                 let conn = self.conn_view(now, len);
                 let mss = self.tcp.mss;
-                let views = self.core.fill_views(&self.subs, |s, usable| kernel_view(s, usable, mss));
+                let views = self.core.fill_views(&self.subs, |s, usable| kernel_view(s, usable, mss, true));
                 crate::sched::Scheduler::select(&mut l, &conn, views) == Decision::Wait
             }
         }
+    }
+
+    /// Kernel model: ask the `default` scheduler (`Linger::select_kernel_with`) directly, with
+    /// the views the core would build (`PathViews::fill`: index, usability, preferences) but
+    /// without pacing rates: it computes Linux's pacing rate only of the paths it reads it of
+    /// (about one in two). Linger has no period hooks, so there are no window caps to forward.
+    fn kernel_select(&mut self, conn: &ConnView) -> Decision {
+        let mss = self.mss;
+        let Self { core, subs, kernel_views: views, .. } = self;
+        views.clear();
+        for (i, s) in subs.iter().enumerate() {
+            let usable = s_usable(s);
+            views.push(PathView { id: i, usable, priority: s.priority, backup: s.backup, ..kernel_view(s, usable, mss, false) });
+        }
+        let AnyScheduler::Linger(l) = core.scheduler_mut() else { unreachable!("the kernel model is Linger's") };
+        l.select_kernel_with(conn, views, |p| linux_pacing_rate(&subs[p.id].snd))
     }
 
     /// Can the connection place a chunk on path `i` now?
@@ -820,8 +839,11 @@ impl MptcpSender {
                     Shortcut::Ask => {
                         let conn = self.conn_view(now, len);
                         let (kernel, mss, model) = (self.kernel, self.mss, self.period_hooks);
-                        let decision = if kernel {
-                            self.core.select(&conn, &self.subs, |s, usable| kernel_view(s, usable, mss))
+                        let decision = if kernel && !test_no_shortcut() {
+                            self.kernel_select(&conn)
+                        } else if kernel {
+                            // Tests: the scheduler through the core, every rate computed.
+                            self.core.select(&conn, &self.subs, |s, usable| kernel_view(s, usable, mss, true))
                         } else {
                             self.core.select(&conn, &self.subs, |s, usable| subflow_view(s, usable, mss, model))
                         };
@@ -998,16 +1020,17 @@ fn subflow_view(s: &Subflow, usable: bool, mss: u32, model: bool) -> PathView {
 }
 
 /// What the `default` scheduler's kernel model reads of subflow `s` (`Linger::select_kernel`:
-/// memory free, the bytes it holds, Linux's pacing rate; the core adds usability and
-/// preferences). The rest of the view stays zero: building it per chunk cost ~4 % of W3.
+/// memory free, the bytes it holds, Linux's pacing rate if `rate`, else 0 for the scheduler to
+/// ask when it needs it; the caller adds usability and preferences). The rest of the view
+/// stays zero: building it per chunk cost ~4 % of W3.
 #[inline]
-fn kernel_view(s: &Subflow, usable: bool, mss: u32) -> PathView {
+fn kernel_view(s: &Subflow, usable: bool, mss: u32, rate: bool) -> PathView {
     let snd = &s.snd;
     PathView {
         can_queue: usable && memory_free(s, mss),
         in_flight: snd.in_flight(),
         queued: snd.queued(),
-        pacing_rate: linux_pacing_rate(snd),
+        pacing_rate: if rate { linux_pacing_rate(snd) } else { 0 },
         mss,
         ..PathView::default()
     }

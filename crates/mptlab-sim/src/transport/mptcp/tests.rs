@@ -1,5 +1,6 @@
 //! Shortcuts of the MPTCP sender against the full path they skip: the same run, summary for
-//! summary, with the shortcut on and off.
+//! summary, with the shortcuts on and off (`NO_SHORTCUT`: every offer made, the `default`
+//! scheduler asked through the multipath core with every path's pacing rate computed).
 
 use super::sender::{BLOCKED_SKIPS, NO_SHORTCUT};
 
@@ -62,12 +63,37 @@ fn run(scenario: &str, no_shortcut: bool) -> (String, u64) {
     (summary.to_string(), BLOCKED_SKIPS.with(|c| c.get()))
 }
 
-#[test]
-fn writes_to_blocked_subflows_skip_the_offer_and_change_nothing() {
-    let (full, skipped_full) = run(MANY_SMALL_WRITERS, true);
-    let (short, skipped) = run(MANY_SMALL_WRITERS, false);
+fn same_with_and_without_shortcuts(scenario: &str, min_skips: u64) {
+    let (full, skipped_full) = run(scenario, true);
+    let (short, skipped) = run(scenario, false);
     assert_eq!(skipped_full, 0);
-    assert!(skipped > 5_000, "the shortcut was taken only {skipped} times");
+    assert!(skipped > min_skips, "the blocked shortcut was taken only {skipped} times");
     assert!(full.len() > 10_000 && full.contains("\"mptcp\""), "a summary of the run");
     assert!(full == short, "the runs differ");
+}
+
+#[test]
+fn writes_to_blocked_subflows_skip_the_offer_and_change_nothing() {
+    same_with_and_without_shortcuts(MANY_SMALL_WRITERS, 5_000);
+}
+
+/// The same with path 2 a backup (RFC 8684 §3.3.8), and path 1's backhaul down for a second:
+/// retransmission timeouts, potentially failed subflows, reinjection (about 200 chunks), the
+/// backup path used.
+#[test]
+fn shortcuts_change_nothing_with_a_backup_path_and_an_outage() {
+    let extra = r#"mptcp = { backup = [false, true] }
+
+[[events]]
+at = "1s"
+link = "tn1"
+action = "down"
+
+[[events]]
+at = "2s"
+link = "tn1"
+action = "up"
+"#;
+    let scenario = format!("{MANY_SMALL_WRITERS}{extra}");
+    same_with_and_without_shortcuts(&scenario, 1_000);
 }
