@@ -20,6 +20,8 @@ pub mod mapping;
 pub mod receiver;
 pub mod sender;
 pub mod summary;
+#[cfg(test)]
+mod tests;
 
 pub use config::{MptcpConfig, DSS_ACK_BYTES, DSS_DATA_BYTES, MAX_SUBFLOWS};
 pub use conn::MptcpConn;

@@ -36,7 +36,7 @@ use super::mapping::{Mapping, Mappings};
 use crate::cc::{AnyCc, CongestionControl, SubflowCcView};
 use crate::metrics::LogHistogram;
 use crate::sched::linger::{autotuned_sndbuf, wmem_queued};
-use crate::sched::{AnyScheduler, ConnView, PathModel, PathView};
+use crate::sched::{AnyScheduler, ConnView, Decision, PathModel, PathView};
 use crate::transport::multipath::{MultipathCore, MultipathPath, PathPrefs, Placement, Shortcut};
 use crate::transport::segment::TcpHeader;
 use crate::transport::tcp::{TcpConfig, TcpSender};
@@ -83,27 +83,32 @@ pub struct SubflowStats {
     pub closed: u64,
 }
 
+// Laid out by hand: what every offer reads of a subflow (usable, send buffer room) is its own
+// state, `pf` and send buffer, and the sender's state, SND.UNA and write end. The first three
+// follow the sender, so they share its last cache line, where rustc currently puts the
+// sender's state.
+#[repr(C, align(64))]
 pub struct Subflow {
     pub snd: TcpSender,
-    map: Mappings,
     pub state: SubState,
+    /// Potentially failed: hit a retransmission timeout and has not been acknowledged since.
+    pub pf: bool,
+    pub backup: bool,
     /// Incarnation: bumped when the path manager closes the subflow, so that packets of an old
     /// incarnation still in the network are ignored.
     pub epoch: u8,
     pub priority: u32,
-    pub backup: bool,
-    /// Potentially failed: hit a retransmission timeout and has not been acknowledged since.
-    pub pf: bool,
+    /// Its send buffer in the kernel model, `autotuned_sndbuf` of `max_cwnd` (kept, not
+    /// recomputed: the connection reads it for every chunk).
+    sndbuf: u64,
+    /// Largest congestion window (bytes) this incarnation has had: sizes its send buffer in
+    /// the kernel model (`tcp_sndbuf_expand`).
+    max_cwnd: u64,
+    map: Mappings,
     rtos_seen: u64,
     /// Subflow sequence up to which this subflow's data has been reinjected already.
     reinjected_to: u64,
     last_penalty: Option<Time>,
-    /// Largest congestion window (bytes) this incarnation has had: sizes its send buffer in
-    /// the kernel model (`tcp_sndbuf_expand`).
-    max_cwnd: u64,
-    /// Its send buffer in the kernel model, `autotuned_sndbuf` of `max_cwnd` (kept, not
-    /// recomputed: the connection reads it for every chunk).
-    sndbuf: u64,
     /// The path's RTT-model terms (`PathView::model`), from the spec.
     model: PathModel,
     pub stats: SubflowStats,
@@ -121,46 +126,82 @@ pub struct ConnStats {
     pub closed_at: Option<Time>,
 }
 
+// Laid out by hand (`repr(C)`, line-aligned): with thousands of connections in a run, none of
+// them in cache, the cost of a write is the cache lines it touches. A write, and an offer that
+// finds the subflows blocked, read and write the first line only (and the hand-over queue in
+// the second); placing a chunk and an ACK add the third.
+#[repr(C, align(64))]
 pub struct MptcpSender {
-    cfg: MptcpConfig,
-    tcp: TcpConfig,
-    pub subs: Vec<Subflow>,
-    /// The scheduler, the path views and the controllers' coupling (`transport/multipath`).
-    core: MultipathCore,
-    /// The scheduler may place a chunk on a path without window space (it queues there).
-    may_queue: bool,
-    /// The `default` scheduler's kernel model: subflows hold up to their send buffer.
-    kernel: bool,
-    /// Kernel model: the connection's send buffer (`send_buffer`), kept up to date by
-    /// `refresh_msk_sndbuf`.
-    msk_sndbuf: u64,
-    /// Subflows whose sender state changed since the last `take_touched` (bit i = subflow i):
-    /// the caller re-aligns only their timers.
-    touched: u32,
-    unlimited: bool,
+    // ----- line 0: a write, the offer's data-level checks, the caller's wake-ups.
     write_end: u64,
     data_nxt: u64,
     data_una: u64,
     /// Right edge of the connection-level window: DATA_ACK + window, never moved left.
     wnd_edge: u64,
-    reinject: VecDeque<(u64, u32)>,
-    /// (end of handed-over data, hand-over time), for protocol delay.
-    handed: VecDeque<(u64, Time)>,
-    tmp: Vec<TcpHeader>,
-    stall_since: Option<Time>,
-    last_opportunistic: Option<u64>,
+    /// The connection-level send buffer in force (`send_buffer`): `mptcp.send_buffer`, or in
+    /// the kernel model the msk's `sk_sndbuf`, kept up to date by `refresh_msk_sndbuf`.
+    send_limit: u64,
+    /// The subflows' MSS (`tcp.mss`): the largest chunk.
+    mss: u32,
+    /// Subflows whose sender state changed since the last `take_touched` (bit i = subflow i):
+    /// the caller re-aligns only their timers.
+    touched: u32,
+    /// The `default` scheduler's kernel model: subflows hold up to their send buffer.
+    kernel: bool,
+    unlimited: bool,
+    /// Kernel model: the last offer of a chunk found no subflow to take it (no usable send
+    /// buffer with room, or the scheduler waited), and no subflow nor the scheduler has changed
+    /// since. An offer now ends the same way (neither outcome depends on the chunk, and the
+    /// scheduler's `Wait` leaves it as a repeat would): it is not made. Typical of a writer
+    /// whose subflows' send buffers are full (Linux: `mptcp_subflow_get_send` returns NULL and
+    /// `mptcp_sendmsg` only queues the data). Every change to a subflow clears it.
+    blocked: bool,
     /// Additional subflows wait for the first one's establishment; set when it happens.
     joins_due: bool,
+    /// The scheduler has wake-ups (`MultipathCore::has_period_hooks`, fixed for the
+    /// connection's life): without them `take_sched_wake` has nothing to read.
+    period_hooks: bool,
+    /// The scheduler may place a chunk on a path without window space (it queues there).
+    may_queue: bool,
+    /// `stall_since.is_some()`: a push that does not stall reads the stall's start only if one
+    /// is under way.
+    stalled: bool,
+    /// Where in `handed` the next chunk's hand-over probably is (`first_ending_after`), as a
+    /// distance from its back: unchanged when DATA_ACKs pop the front, one more per write.
+    handed_hint: u32,
+    // ----- line 1: the hand-over queue a write appends to, and the reinjections an offer
+    // looks at first.
+    _line1: CacheLine,
+    /// (end of handed-over data, hand-over time), for protocol delay.
+    handed: VecDeque<(u64, Time)>,
+    reinject: VecDeque<(u64, u32)>,
+    // ----- line 2: placing a chunk, an ACK.
+    _line2: CacheLine,
+    pub subs: Vec<Subflow>,
+    tmp: Vec<TcpHeader>,
+    stall_since: Option<Time>,
+    // ----- the rest.
+    last_opportunistic: Option<u64>,
     /// The scheduler's wake-up (`Scheduler::wake_at`) as last handed to the caller's timer.
     sched_wake: Option<Time>,
-    pub stats: ConnStats,
-    /// Protocol delay per hand-over (ns).
-    pub protocol_delay: LogHistogram,
     /// Largest protocol delay acknowledged since the last `take_interval_protocol_delay`.
     interval_protocol_delay: Option<Time>,
+    pub stats: ConnStats,
+    cfg: MptcpConfig,
+    tcp: TcpConfig,
+    /// The scheduler, the path views and the controllers' coupling (`transport/multipath`).
+    core: MultipathCore,
+    /// Kernel model: the scheduler's path views (`kernel_select`), reused from offer to offer.
+    kernel_views: Vec<PathView>,
+    /// Protocol delay per hand-over (ns).
+    pub protocol_delay: LogHistogram,
     /// Seed 001's T_i(k): hand-over to the DATA_ACK received on the chunk's own path.
     pub path_delay: PathDelays,
 }
+
+/// A field of this type starts a new cache line in a `repr(C)` struct (and takes no room).
+#[repr(align(64))]
+struct CacheLine;
 
 /// What the connection needs to open (and re-open) subflows.
 pub struct SubflowParams {
@@ -214,31 +255,40 @@ impl MptcpSender {
             .enumerate()
             .map(|(i, s)| Subflow { model: p.models.get(i).copied().unwrap_or_default(), ..s })
             .collect();
+        // The shortcut needs the window to be the only limit: not so when subflows queue.
+        let core = MultipathCore::new(sched, picks_only_choice && !may_queue, coupled, n);
         Self {
-            wnd_edge: cfg.recv_buffer,
-            cfg,
-            tcp,
-            subs,
-            // The shortcut needs the window to be the only limit: not so when subflows queue.
-            core: MultipathCore::new(sched, picks_only_choice && !may_queue, coupled, n),
-            may_queue,
-            kernel,
-            msk_sndbuf: TCP_WMEM_MIN,
-            touched: 0,
-            unlimited: false,
             write_end: 0,
             data_nxt: 0,
             data_una: 0,
-            reinject: VecDeque::new(),
+            wnd_edge: cfg.recv_buffer,
+            send_limit: if kernel { TCP_WMEM_MIN } else { cfg.send_buffer },
+            mss: tcp.mss,
+            touched: 0,
+            kernel,
+            unlimited: false,
+            blocked: false,
+            joins_due: false,
+            period_hooks: core.has_period_hooks(),
+            may_queue,
+            stalled: false,
+            handed_hint: 0,
+            _line1: CacheLine,
             handed: VecDeque::new(),
+            reinject: VecDeque::new(),
+            _line2: CacheLine,
+            subs,
             tmp: Vec::with_capacity(16),
             stall_since: None,
             last_opportunistic: None,
-            joins_due: false,
             sched_wake: None,
-            stats: ConnStats::default(),
-            protocol_delay: LogHistogram::new(),
             interval_protocol_delay: None,
+            stats: ConnStats::default(),
+            cfg,
+            tcp,
+            core,
+            kernel_views: Vec::with_capacity(if kernel { n } else { 0 }),
+            protocol_delay: LogHistogram::new(),
             path_delay: PathDelays::new(n),
         }
     }
@@ -269,6 +319,7 @@ impl MptcpSender {
         if n > 0 {
             self.write_end += n;
             self.handed.push_back((self.write_end, now));
+            self.handed_hint = self.handed_hint.wrapping_add(1);
         }
         n
     }
@@ -340,6 +391,7 @@ impl MptcpSender {
         if self.subs[i].state != SubState::Idle {
             return false;
         }
+        self.blocked = false;
         let s = &mut self.subs[i];
         s.state = SubState::Active;
         s.stats.opened += 1;
@@ -353,6 +405,7 @@ impl MptcpSender {
     /// The path manager closes subflow `i` (its interface went down): its unacknowledged data
     /// is reinjected and it stays closed until `reopen_subflow`. Returns the new incarnation.
     pub fn close_subflow(&mut self, now: Time, i: usize, fresh_cc: AnyCc, out: &mut Vec<MpSeg>) -> u8 {
+        self.blocked = false;
         self.reinject_from(i, true);
         self.path_delay.clear(i);
         self.touched |= 1 << i;
@@ -376,6 +429,7 @@ impl MptcpSender {
 
     /// The interface of a closed subflow is back: it may be joined again (`open_subflow`).
     pub fn reopen_subflow(&mut self, i: usize) -> bool {
+        self.blocked = false;
         let s = &mut self.subs[i];
         if s.state != SubState::Closed {
             return false;
@@ -388,6 +442,7 @@ impl MptcpSender {
 
     /// An ACK arrived on subflow `i` (incarnation `epoch`).
     pub fn on_ack(&mut self, now: Time, i: usize, epoch: u8, h: &TcpHeader, out: &mut Vec<MpSeg>) {
+        self.blocked = false;
         let s = &self.subs[i];
         if s.epoch != epoch || s.state != SubState::Active {
             return;
@@ -404,7 +459,7 @@ impl MptcpSender {
         let una = s.snd.snd_una();
         if s.snd.cwnd() > s.max_cwnd {
             s.max_cwnd = s.snd.cwnd();
-            s.sndbuf = autotuned_sndbuf(s.max_cwnd / self.tcp.mss.max(1) as u64, self.tcp.mss);
+            s.sndbuf = autotuned_sndbuf(s.max_cwnd / self.mss.max(1) as u64, self.mss);
         }
         let grew = s.max_cwnd > max_before || !was_established;
         if una > una_before {
@@ -425,6 +480,7 @@ impl MptcpSender {
 
     /// Subflow `i`'s timer (RTO, loss probe, persist, pacing) fired.
     pub fn on_timer(&mut self, now: Time, i: usize, out: &mut Vec<MpSeg>) {
+        self.blocked = false;
         if self.subs[i].state != SubState::Active {
             return;
         }
@@ -456,6 +512,10 @@ impl MptcpSender {
     /// caller to align the connection's timer with (`None` inside cancels it). A wake-up not
     /// after `now` is none.
     pub fn take_sched_wake(&mut self, now: Time) -> Option<Option<Time>> {
+        // Without wake-ups `wake_at` is None, and so has `sched_wake` always been.
+        if !self.period_hooks {
+            return None;
+        }
         let w = self.core.wake_at(now);
         if w == self.sched_wake {
             return None;
@@ -559,7 +619,7 @@ impl MptcpSender {
     /// Every subflow's `subflow_view`, rebuilt in the core's buffer, for the connection's own
     /// choices (opportunistic retransmission reads usability, space and SRTT).
     fn fill_views(&mut self) -> &[PathView] {
-        let (mss, model) = (self.tcp.mss, self.core.has_period_hooks());
+        let (mss, model) = (self.mss, self.period_hooks);
         self.core.fill_views(&self.subs, |s, usable| subflow_view(s, usable, mss, model))
     }
 
@@ -603,7 +663,7 @@ impl MptcpSender {
     fn kernel_all_full(&self) -> Shortcut {
         let AnyScheduler::Linger(l) = self.core.scheduler() else { return Shortcut::Ask };
         for (i, s) in self.subs.iter().enumerate() {
-            if s_usable(s) && (l.avg_rate(i) == 0 || memory_free(s, self.tcp.mss)) {
+            if s_usable(s) && (l.avg_rate(i) == 0 || memory_free(s, self.mss)) {
                 return Shortcut::Ask;
             }
         }
@@ -622,15 +682,51 @@ impl MptcpSender {
         let i = l.burst_path(now)?;
         let s = self.subs.get(i)?;
         let backup_excluded = s.backup && self.subs.iter().any(|o| s_usable(o) && !o.backup);
-        (s_usable(s) && !backup_excluded && memory_free(s, self.tcp.mss)).then_some(i)
+        (s_usable(s) && !backup_excluded && memory_free(s, self.mss)).then_some(i)
+    }
+
+    /// Debug check of `blocked`: the offer it skips would find nothing. The scheduler is asked
+    /// on a copy, so the check changes nothing.
+    fn still_blocked(&mut self, now: Time, len: u32) -> bool {
+        if self.burst_continues(now).is_some() {
+            return false;
+        }
+        match self.shortcut() {
+            Shortcut::Nowhere => true,
+            Shortcut::Only(_) => false,
+            Shortcut::Ask => {
+                let AnyScheduler::Linger(l) = self.core.scheduler() else { return false };
+                let mut l = l.clone();
+                let conn = self.conn_view(now, len);
+                let mss = self.tcp.mss;
+                let views = self.core.fill_views(&self.subs, |s, usable| kernel_view(s, usable, mss, true));
+                crate::sched::Scheduler::select(&mut l, &conn, views) == Decision::Wait
+            }
+        }
+    }
+
+    /// Kernel model: ask the `default` scheduler (`Linger::select_kernel_with`) directly, with
+    /// the views the core would build (`PathViews::fill`: index, usability, preferences) but
+    /// without pacing rates: it computes Linux's pacing rate only of the paths it reads it of
+    /// (about one in two). Linger has no period hooks, so there are no window caps to forward.
+    fn kernel_select(&mut self, conn: &ConnView) -> Decision {
+        let mss = self.mss;
+        let Self { core, subs, kernel_views: views, .. } = self;
+        views.clear();
+        for (i, s) in subs.iter().enumerate() {
+            let usable = s_usable(s);
+            views.push(PathView { id: i, usable, priority: s.priority, backup: s.backup, ..kernel_view(s, usable, mss, false) });
+        }
+        let AnyScheduler::Linger(l) = core.scheduler_mut() else { unreachable!("the kernel model is Linger's") };
+        l.select_kernel_with(conn, views, |p| linux_pacing_rate(&subs[p.id].snd))
     }
 
     /// Can the connection place a chunk on path `i` now?
     #[inline]
     fn placeable(&self, i: usize) -> bool {
-        let mss = self.tcp.mss as u64;
+        let mss = self.mss as u64;
         if self.kernel {
-            return self.subs.get(i).is_some_and(|s| s_usable(s) && memory_free(s, self.tcp.mss));
+            return self.subs.get(i).is_some_and(|s| s_usable(s) && memory_free(s, self.mss));
         }
         self.subs.get(i).is_some_and(|s| s_usable(s) && (s.snd.has_space() || s.snd.queued() < QUEUE_LIMIT_SEGMENTS * mss))
     }
@@ -643,14 +739,10 @@ impl MptcpSender {
     /// with `tcp_wmem[1]` (16 KiB), one not opened or closed with nothing.
     #[inline]
     fn send_buffer(&self) -> u64 {
-        if self.kernel {
-            self.msk_sndbuf
-        } else {
-            self.cfg.send_buffer
-        }
+        self.send_limit
     }
 
-    /// Recompute `msk_sndbuf` (kernel model) after what it depends on may have changed: a
+    /// Recompute the msk's send buffer (kernel model: `send_limit`) after what it depends on may have changed: a
     /// subflow's largest window (on its ACKs), its establishment, opening or closing.
     fn refresh_msk_sndbuf(&mut self) {
         if !self.kernel {
@@ -665,7 +757,7 @@ impl MptcpSender {
                 _ => 0,
             })
             .sum();
-        self.msk_sndbuf = self.cfg.send_buffer.min(TCP_WMEM_MIN + subs);
+        self.send_limit = self.cfg.send_buffer.min(TCP_WMEM_MIN + subs);
     }
 
     /// Subflow `i`'s send buffer in the kernel model (`sk_sndbuf`, bytes of truesize).
@@ -673,13 +765,16 @@ impl MptcpSender {
         self.subs[i].sndbuf()
     }
 
-    /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can.
+    /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can. The caller
+    /// has cleared `blocked` (an offer places only when it is clear).
     fn place(&mut self, now: Time, i: usize, dsn: u64, len: u32, out: &mut Vec<MpSeg>) {
         // Hand-over time of the chunk: its write's (or, for a greedy source's new data, now).
         // A greedy source's new chunk lies past every recorded hand-over: no search needed.
         let handed = match self.handed.back() {
             Some(&(end, _)) if end > dsn => {
-                let k = self.handed.partition_point(|&(end, _)| end <= dsn);
+                let back = self.handed.len() - 1;
+                let k = first_ending_after(&self.handed, back.saturating_sub(self.handed_hint as usize), dsn);
+                self.handed_hint = (back - k) as u32;
                 self.handed[k].1
             }
             _ => now,
@@ -697,7 +792,7 @@ impl MptcpSender {
 
     /// Offer chunks to the scheduler until it waits, data runs out or the window closes.
     pub fn push(&mut self, now: Time, out: &mut Vec<MpSeg>) {
-        let mss = self.tcp.mss as u64;
+        let mss = self.mss as u64;
         let mut window_stalled = false;
         loop {
             let (dsn, len, reinjected) = if let Some(&(d, l)) = self.reinject.front() {
@@ -718,6 +813,14 @@ impl MptcpSender {
                 }
                 (self.data_nxt, avail.min(mss).min(space) as u32, false)
             };
+            if self.blocked {
+                if cfg!(any(test, debug_assertions)) {
+                    assert!(self.still_blocked(now, len), "a subflow or the scheduler changed without clearing `blocked`");
+                }
+                #[cfg(test)]
+                BLOCKED_SKIPS.with(|c| c.set(c.get() + 1));
+                break;
+            }
             // A `default` burst under way takes the chunk without asking (and without looking
             // for an only choice, which it would override).
             let placement = if let Some(i) = self.burst_continues(now) {
@@ -727,13 +830,20 @@ impl MptcpSender {
                 Placement::One(i)
             } else {
                 match self.shortcut() {
-                    Shortcut::Nowhere => break, // nothing can take the chunk now: no need to ask
+                    Shortcut::Nowhere => {
+                        // Nothing can take the chunk now: no need to ask.
+                        self.blocked = self.kernel && !test_no_shortcut();
+                        break;
+                    }
                     Shortcut::Only(i) => Placement::One(i),
                     Shortcut::Ask => {
                         let conn = self.conn_view(now, len);
-                        let (kernel, mss, model) = (self.kernel, self.tcp.mss, self.core.has_period_hooks());
-                        let decision = if kernel {
-                            self.core.select(&conn, &self.subs, |s, usable| kernel_view(s, usable, mss))
+                        let (kernel, mss, model) = (self.kernel, self.mss, self.period_hooks);
+                        let decision = if kernel && !test_no_shortcut() {
+                            self.kernel_select(&conn)
+                        } else if kernel {
+                            // Tests: the scheduler through the core, every rate computed.
+                            self.core.select(&conn, &self.subs, |s, usable| kernel_view(s, usable, mss, true))
                         } else {
                             self.core.select(&conn, &self.subs, |s, usable| subflow_view(s, usable, mss, model))
                         };
@@ -743,6 +853,7 @@ impl MptcpSender {
                                 s.snd.cap_round(now, c.packets);
                             }
                         }
+                        self.blocked = self.kernel && decision == Decision::Wait && !test_no_shortcut();
                         MultipathCore::placement(decision, self.subs.len(), |i| self.placeable(i))
                     }
                 }
@@ -770,16 +881,18 @@ impl MptcpSender {
                 }
             }
         }
-        match (window_stalled, self.stall_since) {
-            (true, None) => {
-                self.stall_since = Some(now);
-                self.stats.window_stalls += 1;
+        if window_stalled != self.stalled {
+            self.stalled = window_stalled;
+            match self.stall_since {
+                None => {
+                    self.stall_since = Some(now);
+                    self.stats.window_stalls += 1;
+                }
+                Some(t) => {
+                    self.stats.window_stall_ns += now - t;
+                    self.stall_since = None;
+                }
             }
-            (false, Some(t)) => {
-                self.stats.window_stall_ns += now - t;
-                self.stall_since = None;
-            }
-            _ => {}
         }
         if window_stalled && self.cfg.opportunistic_retransmit {
             self.opportunistic(now, out);
@@ -805,6 +918,7 @@ impl MptcpSender {
         let Some(i) = target else { return };
         self.last_opportunistic = Some(una);
         self.stats.opportunistic_retransmits += 1;
+        self.blocked = false;
         self.place(now, i, m.dsn, m.len, out);
         let s = &mut self.subs[k];
         let srtt = s.snd.rtt().srtt().unwrap_or(0);
@@ -815,6 +929,24 @@ impl MptcpSender {
             s.snd.penalize(now);
         }
     }
+}
+
+/// The index of the first hand-over in `handed` (ends strictly increasing, the last one after
+/// `dsn`) that ends after `dsn`: the write the chunk at `dsn` belongs to. Chunks are placed in
+/// data order, so it is usually the one at `hint` (the previous chunk's) or the next, checked
+/// first: a binary search over a long queue touches a cache line per step. Any hint gives the
+/// same answer.
+#[inline]
+fn first_ending_after(handed: &VecDeque<(u64, Time)>, hint: usize, dsn: u64) -> usize {
+    let n = handed.len();
+    let mut k = hint.min(n - 1);
+    if handed[k].0 <= dsn && k + 1 < n {
+        k += 1;
+    }
+    if handed[k].0 > dsn && (k == 0 || handed[k - 1].0 <= dsn) {
+        return k;
+    }
+    handed.partition_point(|&(end, _)| end <= dsn)
 }
 
 /// Linux `sk_stream_memory_free` for a subflow in the kernel model: `sk_wmem_queued` (the data
@@ -888,16 +1020,17 @@ fn subflow_view(s: &Subflow, usable: bool, mss: u32, model: bool) -> PathView {
 }
 
 /// What the `default` scheduler's kernel model reads of subflow `s` (`Linger::select_kernel`:
-/// memory free, the bytes it holds, Linux's pacing rate; the core adds usability and
-/// preferences). The rest of the view stays zero: building it per chunk cost ~4 % of W3.
+/// memory free, the bytes it holds, Linux's pacing rate if `rate`, else 0 for the scheduler to
+/// ask when it needs it; the caller adds usability and preferences). The rest of the view
+/// stays zero: building it per chunk cost ~4 % of W3.
 #[inline]
-fn kernel_view(s: &Subflow, usable: bool, mss: u32) -> PathView {
+fn kernel_view(s: &Subflow, usable: bool, mss: u32, rate: bool) -> PathView {
     let snd = &s.snd;
     PathView {
         can_queue: usable && memory_free(s, mss),
         in_flight: snd.in_flight(),
         queued: snd.queued(),
-        pacing_rate: linux_pacing_rate(snd),
+        pacing_rate: if rate { linux_pacing_rate(snd) } else { 0 },
         mss,
         ..PathView::default()
     }
@@ -932,4 +1065,36 @@ fn subflow_sender(tcp: TcpConfig, cc: AnyCc) -> TcpSender {
     let mut snd = TcpSender::new(tcp, cc);
     snd.set_mptcp_subflow();
     snd
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: offers `blocked` skipped.
+    pub(crate) static BLOCKED_SKIPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Tests: never set `blocked` (every offer made in full), to compare against.
+    pub(crate) static NO_SHORTCUT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[inline(always)]
+fn test_no_shortcut() -> bool {
+    #[cfg(test)]
+    return NO_SHORTCUT.with(|c| c.get());
+    #[cfg(not(test))]
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hinted_hand_over_lookup_is_the_binary_search() {
+        let handed: VecDeque<(u64, Time)> = [100, 200, 250, 400, 1000].iter().map(|&e| (e, e * 7)).collect();
+        for dsn in 0..1000 {
+            let want = handed.partition_point(|&(end, _)| end <= dsn);
+            for hint in 0..8 {
+                assert_eq!(first_ending_after(&handed, hint, dsn), want, "dsn {dsn} hint {hint}");
+            }
+        }
+    }
 }
