@@ -59,18 +59,24 @@ impl<E: Copy> BinaryQueue<E> {
         let time = time.max(self.now);
         let entry = Entry { key: (time as u128) << 64 | self.next_seq as u128, event };
         self.next_seq += 1;
-        // Sift up: move parents down into the hole until the new entry's place is found.
-        let mut i = self.heap.len();
+        let hole = self.heap.len();
         self.heap.push(entry);
-        while i > 0 {
-            let parent = (i - 1) / 2;
+        self.sift_up(hole, entry);
+    }
+
+    /// Put `entry` in the hole at `hole` or above it: parents after it move down into the hole
+    /// until its place is found.
+    #[inline(always)]
+    fn sift_up(&mut self, mut hole: usize, entry: Entry<E>) {
+        while hole > 0 {
+            let parent = (hole - 1) / 2;
             if self.heap[parent].key <= entry.key {
                 break;
             }
-            self.heap[i] = self.heap[parent];
-            i = parent;
+            self.heap[hole] = self.heap[parent];
+            hole = parent;
         }
-        self.heap[i] = entry;
+        self.heap[hole] = entry;
     }
 
     /// Time of the earliest pending event.
@@ -106,15 +112,7 @@ impl<E: Copy> BinaryQueue<E> {
                 self.heap[hole] = self.heap[child];
                 hole = child;
             }
-            while hole > 0 {
-                let parent = (hole - 1) / 2;
-                if self.heap[parent].key <= last.key {
-                    break;
-                }
-                self.heap[hole] = self.heap[parent];
-                hole = parent;
-            }
-            self.heap[hole] = last;
+            self.sift_up(hole, last);
         }
         let time = top.time();
         self.now = time;
