@@ -2,10 +2,10 @@
 
 The old build is REV of the git checkout the mptlab package lives in, exported (`git archive`)
 into a cache folder and its extension module built there once with cargo (`.bench/<full sha>/`,
-reused next time), profile-guided when REV's own recipe is (`tools/pgo-profile.sh`; MPTLAB_PGO=0
-builds every revision plainly, cached apart as `<sha>-plain`). The new one is the checkout's HEAD built the same way when the working tree
-has no uncommitted changes to tracked files (`new_build`), else the package this process
-imports. Why: two builds of identical code from different folders lay their code out
+reused next time), profile-guided when REV's own recipe is (`tools/pgo-profile.sh`;
+MPTLAB_PGO=0 builds every revision plainly, cached apart as `<sha>-plain`). The new one is the
+checkout's HEAD built the same way when the working tree has no uncommitted changes to tracked
+files (`new_build`), else the package this process imports. Why: two builds of identical code from different folders lay their code out
 differently (source paths end up in the binary), and that alone moved the speed ratio of
 identical code by up to ±7 % on single workloads (W2 0.93, W3 0.90 against an export of the
 same commit, 2026-11-27); two exports under `.bench/<sha>/` have paths of one length. Each round runs
@@ -147,10 +147,15 @@ def pgo_wanted() -> bool:
     return os.environ.get("MPTLAB_PGO", "1") != "0"
 
 
+def _guided(tree: Path) -> bool:
+    """Whether the revision exported at `tree` is built profile-guided here: its own recipe
+    is (it has `tools/pgo-profile.sh`) and `pgo_wanted`."""
+    return pgo_wanted() and (tree / "tools" / "pgo-profile.sh").is_file()
+
+
 def recipe(build: Build) -> str:
     """How `build`'s extension module was built: "profile-guided" or "plain"."""
-    guided = pgo_wanted() and (build.tree / "tools" / "pgo-profile.sh").is_file()
-    return "profile-guided" if guided else "plain"
+    return "profile-guided" if _guided(build.tree) else "plain"
 
 
 def _build_of(cache: Path, sha: str) -> Build:
@@ -209,14 +214,14 @@ def _build_now(root: Path, sha: str, cache: Path, progress: Callable[[str], None
     target = cache / "target"
     log = b.tree / "build.log"
     env = dict(os.environ, CARGO_TARGET_DIR=str(target), PYO3_PYTHON=sys.executable)
-    profile_script = b.tree / "tools" / "pgo-profile.sh"
-    if pgo_wanted() and profile_script.is_file():
+    if _guided(b.tree):
         # The revision's own recipe (its Makefile builds profile-guided): profile it, then build
         # with the profile, in a target folder of its own (the flags differ per revision).
         profile = b.tree / "target" / "pgo" / "merged.profdata"
         progress(f"profiling {sha[:10]} for its profile-guided build (log: {log})")
         with log.open("w", encoding="utf-8") as out:
-            made = subprocess.run(["bash", str(profile_script), str(profile)], cwd=b.tree, stdout=out, stderr=subprocess.STDOUT)
+            script = b.tree / "tools" / "pgo-profile.sh"
+            made = subprocess.run(["bash", str(script), str(profile)], cwd=b.tree, stdout=out, stderr=subprocess.STDOUT)
         if made.returncode != 0:
             raise BenchError(f"profiling {sha[:10]} failed, see {log} (MPTLAB_PGO=0 builds plainly)")
         target = cache / "target-pgo"
