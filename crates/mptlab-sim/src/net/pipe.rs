@@ -215,13 +215,13 @@ impl<T: Copy> Ring<T> {
     /// Entries from the back to the front.
     fn iter_mut_rev(&mut self) -> impl Iterator<Item = &mut T> {
         let (head, rest, cap) = (self.head, self.len.saturating_sub(1), self.buf.len());
-        let (first, wrapped): (&mut [T], &mut [T]) = if head + rest <= cap {
+        let (unwrapped, wrapped): (&mut [T], &mut [T]) = if head + rest <= cap {
             (&mut self.buf[head..head + rest], &mut [])
         } else {
             let (lo, hi) = self.buf.split_at_mut(head);
             (hi, &mut lo[..head + rest - cap])
         };
-        first.iter_mut().chain(wrapped.iter_mut()).rev().chain(self.first.iter_mut())
+        unwrapped.iter_mut().chain(wrapped.iter_mut()).rev().chain(self.first.iter_mut())
     }
 }
 

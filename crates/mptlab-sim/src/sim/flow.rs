@@ -9,7 +9,7 @@ use mptlab_engine::{LazyTimer, Time};
 pub use crate::transport::flow_metrics::{FlowMetrics, MpMetrics};
 
 /// Fields in the order a tick and a packet read them (`repr(C)`), on cache-line boundaries
-/// (`align(64)`: 832 bytes, 13 lines). With thousands of flows each visit is a miss per line:
+/// (`align(64)`). With thousands of flows each visit is a miss per line:
 /// - line 0: what an application tick reads (the backlog, the blocked-tick count, the
 ///   application's end and source, which `App` keeps at its front);
 /// - line 1: the rest of the application, the routes, the timers;

@@ -698,7 +698,7 @@ impl MptcpSender {
                 let AnyScheduler::Linger(l) = self.core.scheduler() else { return false };
                 let mut l = l.clone();
                 let conn = self.conn_view(now, len);
-                let mss = self.tcp.mss;
+                let mss = self.mss;
                 let views = self.core.fill_views(&self.subs, |s, usable| kernel_view(s, usable, mss, true));
                 crate::sched::Scheduler::select(&mut l, &conn, views) == Decision::Wait
             }
@@ -742,8 +742,9 @@ impl MptcpSender {
         self.send_limit
     }
 
-    /// Recompute the msk's send buffer (kernel model: `send_limit`) after what it depends on may have changed: a
-    /// subflow's largest window (on its ACKs), its establishment, opening or closing.
+    /// Recompute the msk's send buffer (kernel model: `send_limit`) after what it depends on
+    /// may have changed: a subflow's largest window (on its ACKs), its establishment, opening or
+    /// closing.
     fn refresh_msk_sndbuf(&mut self) {
         if !self.kernel {
             return;

@@ -6,8 +6,8 @@
 //!   bytes) and is never retransmitted (RFC 4341 §3: "CCID 2 ... does not retransmit").
 //! - Acknowledgments carry the ranges of path sequence numbers received (the Ack Vector, RFC 4340
 //!   §11.4): here the three most recent ranges, largest first, in the TCP header's SACK blocks
-//!   (`ack_header`; the packet, a UDP one, carries them as a TCP packet does), with the receiver's hold time of the newest one (RFC 4340 §13.2, Elapsed
-//!   Time) in `TcpHeader::wnd`.
+//!   (`ack_header`; the packet, a UDP one, carries them as a TCP packet does), with the
+//!   receiver's hold time of the newest one (RFC 4340 §13.2, Elapsed Time) in `TcpHeader::wnd`.
 //! - Loss: a packet is lost once three packets sent after it are acknowledged (RFC 4341 §5 and
 //!   Linux `ccid2.c`'s NUMDUPACK = 3). Kept as the three highest sequence numbers ever
 //!   acknowledged: everything outstanding below the third is lost.
