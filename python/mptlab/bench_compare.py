@@ -206,7 +206,11 @@ def _build_now(root: Path, sha: str, cache: Path, progress: Callable[[str], None
     b.tree.mkdir(parents=True)
     progress(f"exporting {sha[:10]} into {b.tree}")
     archive = subprocess.Popen(["git", "-C", str(root), "archive", "--format=tar", sha], stdout=subprocess.PIPE)
-    untar = subprocess.run(["tar", "-x", "-C", str(b.tree)], stdin=archive.stdout, capture_output=True, text=True)
+    # `-m`: the files get the time of export, not the commit's. The build's target folder is
+    # shared by every cached revision and cargo judges the workspace's own crates fresh by
+    # mtime: with the commit's (older) times, an older revision built after a newer one was
+    # taken as up to date and got the newer one's extension module.
+    untar = subprocess.run(["tar", "-x", "-m", "-C", str(b.tree)], stdin=archive.stdout, capture_output=True, text=True)
     assert archive.stdout is not None
     archive.stdout.close()
     if archive.wait() != 0 or untar.returncode != 0:

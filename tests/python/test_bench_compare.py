@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from conftest import REPO, mptlab
 
 from mptlab import bench
 from mptlab import bench_compare as c
+from mptlab.bench import BenchError
 
 TINY = (("run.duration", "0.2s"),)
 
@@ -207,3 +209,15 @@ def test_the_recipe_of_a_build_is_its_trees(tmp_path, monkeypatch):
     assert c.recipe(build) == "profile-guided"
     monkeypatch.setenv("MPTLAB_PGO", "0")
     assert c.recipe(build) == "plain"
+
+
+def test_an_export_has_the_time_of_export_so_a_shared_target_rebuilds_it(tmp_path, monkeypatch):
+    # cargo judges the workspace's crates fresh by mtime in the target folder all revisions
+    # share: files stamped with an old commit's time would let it reuse a newer revision's build.
+    monkeypatch.setenv("MPTLAB_PGO", "0")
+    monkeypatch.setattr(c, "_cargo", lambda: "false")  # stop right after the export
+    started = time.time()
+    with pytest.raises(BenchError, match="cargo exit"):
+        c._build_now(REPO, head_sha(), tmp_path, lambda _: None)
+    tree = c._build_of(tmp_path, head_sha()).tree
+    assert (tree / "Cargo.toml").stat().st_mtime >= started - 1
