@@ -29,7 +29,7 @@ pub struct TxState {
     pub lost: u64,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct RateEstimator {
     /// C.delivered: bytes ever delivered (cumulatively ACKed or SACKed).
     pub delivered: u64,
@@ -37,9 +37,24 @@ pub struct RateEstimator {
     first_sent_time: Time,
     /// C.app_limited: 0, or the C.delivered value that ends the app-limited phase.
     app_limited_until: u64,
+    /// Whether `on_ack` returns samples: false for a controller that never reads them
+    /// (`CongestionControl::reads_rate_samples`), which then spares the division of every ACK.
+    /// The connection state (C.delivered, its time, C.first_sent_time) is kept either way.
+    samples: bool,
+}
+
+impl Default for RateEstimator {
+    fn default() -> Self {
+        Self::new(true)
+    }
 }
 
 impl RateEstimator {
+    /// An estimator that returns samples from `on_ack` only if `samples`.
+    pub fn new(samples: bool) -> Self {
+        Self { delivered: 0, delivered_time: 0, first_sent_time: 0, app_limited_until: 0, samples }
+    }
+
     /// Snapshot for a segment of `len` bytes sent at `now` with `in_flight` bytes already out.
     #[inline]
     pub fn on_send(&mut self, now: Time, in_flight: u64, len: u32, lost_total: u64) -> TxState {
@@ -80,6 +95,9 @@ impl RateEstimator {
         }
         let (p, sent_at) = newest?;
         self.first_sent_time = sent_at;
+        if !self.samples {
+            return None;
+        }
         let send_elapsed = sent_at.saturating_sub(p.first_sent_time);
         let ack_elapsed = now.saturating_sub(p.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);
@@ -127,6 +145,29 @@ mod tests {
         assert_eq!(rs.delivery_rate, Some(10_000 * 1000 / 109));
         assert_eq!(rs.rtt, 100 * MS);
         assert_eq!(rs.tx_in_flight, 10_000);
+    }
+
+    #[test]
+    fn an_estimator_without_samples_keeps_the_same_state() {
+        // The same sends and ACKs through both: equal state after each, samples only from one.
+        let (mut with, mut without) = (RateEstimator::new(true), RateEstimator::new(false));
+        for i in 0..20u64 {
+            let (a, b) = (with.on_send(i * MS, i % 3 * 1000, 1000, 0), without.on_send(i * MS, i % 3 * 1000, 1000, 0));
+            assert_eq!(a, b);
+            if i % 4 == 0 {
+                with.on_app_limited(500);
+                without.on_app_limited(500);
+            }
+            let (x, y) = (
+                with.on_ack(50 * MS + i * MS, 1000, Some((a, i * MS)), 0, 10 * MS),
+                without.on_ack(50 * MS + i * MS, 1000, Some((b, i * MS)), 0, 10 * MS),
+            );
+            assert!(x.is_some() && y.is_none());
+            assert_eq!(
+                (with.delivered, with.delivered_time, with.first_sent_time, with.app_limited_until),
+                (without.delivered, without.delivered_time, without.first_sent_time, without.app_limited_until)
+            );
+        }
     }
 
     #[test]

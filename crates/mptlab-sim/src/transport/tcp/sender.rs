@@ -131,6 +131,7 @@ pub struct TcpSender {
 
 impl TcpSender {
     pub fn new(cfg: TcpConfig, cc: AnyCc) -> Self {
+        let samples = cc.reads_rate_samples();
         Self {
             rtt: RttEstimator::new(cfg.rto, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             cfg,
@@ -166,7 +167,8 @@ impl TcpSender {
             prr_out: 0,
             recover_fs: 0,
             prr_cwnd: 0,
-            rate: RateEstimator::default(),
+            // Samples only for a controller that reads them (NewReno does not).
+            rate: RateEstimator::new(samples),
             cc_state: None,
             cc_history: None,
             stats: SenderStats::default(),
