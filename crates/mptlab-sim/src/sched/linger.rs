@@ -96,6 +96,19 @@ pub fn wmem_queued(held: u64, mss: u32) -> u64 {
     held + held.div_ceil(mss) * SKB_OVERHEAD_PER_SEGMENT
 }
 
+/// The most payload bytes a subflow may hold in segments of `mss` with `wmem_queued` still below
+/// `sndbuf` (None: none, `sndbuf` = 0). `wmem_queued` grows strictly with the bytes held, so
+/// "memory free" is "held ≤ this": kept per send buffer, it spares a division per check.
+/// With L = sndbuf − 1 and k = L / (mss + overhead) whole segments, the partial segment after
+/// them may add what L leaves beyond its own overhead.
+pub fn max_held_below(sndbuf: u64, mss: u32) -> Option<u64> {
+    let last = sndbuf.checked_sub(1)?;
+    let mss = mss.max(1) as u64;
+    let k = last / (mss + SKB_OVERHEAD_PER_SEGMENT);
+    let rest = last - k * (mss + SKB_OVERHEAD_PER_SEGMENT);
+    Some(k * mss + rest.saturating_sub(SKB_OVERHEAD_PER_SEGMENT))
+}
+
 /// Linux `tcp_sndbuf_expand` for a window of `cwnd_segments`: 2 · max(10, cwnd) · per_mss,
 /// capped at `tcp_wmem[2]`.
 #[inline]
@@ -298,6 +311,21 @@ impl Scheduler for Linger {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `max_held_below` is the boundary of "memory free": every amount up to it is below
+        /// the send buffer, the next one is not.
+        #[test]
+        fn max_held_below_is_the_boundary_of_memory_free(sndbuf in 0u64..(8 << 20), mss in 0u32..10_000, held in 0u64..(8 << 20)) {
+            let free = wmem_queued(held, mss) < sndbuf;
+            prop_assert_eq!(max_held_below(sndbuf, mss).is_some_and(|h| held <= h), free);
+            if let Some(h) = max_held_below(sndbuf, mss) {
+                prop_assert!(wmem_queued(h, mss) < sndbuf);
+                prop_assert!(wmem_queued(h + 1, mss) >= sndbuf);
+            }
+        }
+    }
 
     #[test]
     fn the_64_bit_smoothed_rate_is_the_128_bit_one() {

@@ -35,7 +35,7 @@ use super::hol::PathDelays;
 use super::mapping::{Mapping, Mappings};
 use crate::cc::{AnyCc, CongestionControl, SubflowCcView};
 use crate::metrics::LogHistogram;
-use crate::sched::linger::{autotuned_sndbuf, wmem_queued};
+use crate::sched::linger::{autotuned_sndbuf, max_held_below, wmem_queued};
 use crate::sched::{AnyScheduler, ConnView, Decision, PathModel, PathView};
 use crate::transport::multipath::{MultipathCore, MultipathPath, PathPrefs, Placement, Shortcut};
 use crate::transport::segment::TcpHeader;
@@ -101,6 +101,9 @@ pub struct Subflow {
     /// Its send buffer in the kernel model, `autotuned_sndbuf` of `max_cwnd` (kept, not
     /// recomputed: the connection reads it for every chunk).
     sndbuf: u64,
+    /// The most bytes it may hold with its memory free (`max_held_below` of `sndbuf`), set
+    /// with it.
+    free_held: Option<u64>,
     /// Largest congestion window (bytes) this incarnation has had: sizes its send buffer in
     /// the kernel model (`tcp_sndbuf_expand`).
     max_cwnd: u64,
@@ -249,6 +252,7 @@ impl MptcpSender {
                 last_penalty: None,
                 max_cwnd: 0,
                 sndbuf: autotuned_sndbuf(0, tcp.mss),
+                free_held: max_held_below(autotuned_sndbuf(0, tcp.mss), tcp.mss),
                 model: PathModel::default(),
                 stats: SubflowStats::default(),
             })
@@ -420,7 +424,7 @@ impl MptcpSender {
         s.reinjected_to = 0;
         s.last_penalty = None;
         s.max_cwnd = 0;
-        s.sndbuf = autotuned_sndbuf(0, self.tcp.mss);
+        s.set_sndbuf(autotuned_sndbuf(0, self.tcp.mss), self.mss);
         let epoch = s.epoch;
         self.refresh_msk_sndbuf();
         self.push(now, out);
@@ -459,7 +463,7 @@ impl MptcpSender {
         let una = s.snd.snd_una();
         if s.snd.cwnd() > s.max_cwnd {
             s.max_cwnd = s.snd.cwnd();
-            s.sndbuf = autotuned_sndbuf(s.max_cwnd / self.mss.max(1) as u64, self.mss);
+            s.set_sndbuf(autotuned_sndbuf(s.max_cwnd / self.mss.max(1) as u64, self.mss), self.mss);
         }
         let grew = s.max_cwnd > max_before || !was_established;
         if una > una_before {
@@ -956,10 +960,18 @@ fn first_ending_after(handed: &VecDeque<(u64, Time)>, hint: usize, dsn: u64) -> 
 #[inline]
 fn memory_free(s: &Subflow, mss: u32) -> bool {
     let held = s.snd.write_end().saturating_sub(s.snd.snd_una());
-    wmem_queued(held, mss) < s.sndbuf()
+    let free = s.free_held.is_some_and(|h| held <= h);
+    debug_assert_eq!(free, wmem_queued(held, mss) < s.sndbuf(), "free_held follows sndbuf and the connection's mss");
+    free
 }
 
 impl Subflow {
+    /// Set its send buffer (and the bytes it may hold with memory free, for segments of `mss`).
+    fn set_sndbuf(&mut self, sndbuf: u64, mss: u32) {
+        self.sndbuf = sndbuf;
+        self.free_held = max_held_below(sndbuf, mss);
+    }
+
     /// Its send buffer in the kernel model: `tcp_sndbuf_expand` of the largest window it has had.
     #[inline]
     fn sndbuf(&self) -> u64 {
