@@ -70,7 +70,8 @@ impl Simulation {
         let inner = if at == End::Receiver { self.bodies.decapsulate(h) } else { None };
         let rt = &mut self.tunnels[t];
         let before = rt.tunnel.path_inner_bytes[path];
-        rt.tunnel.on_packet(now, at, path, &p, &p.tcp_header(&self.bodies, h), inner, &mut self.tunnel_out);
+        let bodies = &self.bodies;
+        rt.tunnel.on_packet(now, at, path, &p, || p.tcp_header(bodies, h), inner, &mut self.tunnel_out);
         // Inner bytes that arrived: the DCCP packet's, or the records a TCP segment completed.
         let arrived = rt.tunnel.path_inner_bytes[path] - before;
         if at == End::Receiver {

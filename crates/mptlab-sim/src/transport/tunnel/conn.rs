@@ -262,8 +262,9 @@ impl Tunnel {
         Some(i)
     }
 
-    /// Packet `p` (handle freed by the caller; `hdr` its TCP header, `Packet::tcp_header`;
-    /// `inner` the packet it carried, if any) reached end `at` of path `path`.
+    /// Packet `p` (handle freed by the caller; `hdr` builds its TCP header, `Packet::tcp_header`,
+    /// asked only by the paths that read one: not a DCCP data packet; `inner` the packet it
+    /// carried, if any) reached end `at` of path `path`.
     #[allow(clippy::too_many_arguments)]
     pub fn on_packet(
         &mut self,
@@ -271,7 +272,7 @@ impl Tunnel {
         at: End,
         path: usize,
         p: &Packet,
-        hdr: &TcpHeader,
+        hdr: impl FnOnce() -> TcpHeader,
         inner: Option<Handle>,
         out: &mut TunnelOutput,
     ) {
@@ -281,8 +282,8 @@ impl Tunnel {
                     self.core.couple(&mut self.paths, path);
                 }
                 match &mut self.paths[path] {
-                    TunnelPath::Dccp(d) => d.snd.on_ack(now, hdr),
-                    TunnelPath::Tcp(t) => t.on_ack(now, hdr),
+                    TunnelPath::Dccp(d) => d.snd.on_ack(now, &hdr()),
+                    TunnelPath::Tcp(t) => t.on_ack(now, &hdr()),
                 }
             }
             End::Receiver => match &mut self.paths[path] {
@@ -295,7 +296,7 @@ impl Tunnel {
                 TunnelPath::Tcp(t) => {
                     debug_assert!(inner.is_none(), "a TCP tunnel segment carries bytes, not packets");
                     let mut records = std::mem::take(&mut self.records_scratch);
-                    t.on_data(now, hdr, |r| records.push(r));
+                    t.on_data(now, &hdr(), |r| records.push(r));
                     for r in records.drain(..) {
                         let a = Arrival { path, seq: r.global, path_seq: r.path_seq, sent_at: r.placed_at };
                         self.egress_arrival(now, a, r.handle, r.size, out);

@@ -254,7 +254,7 @@ fn a_tcp_tunnel_over_lossy_paths_delivers_every_buffered_packet_exactly_once() {
         } else if arrival.is_some_and(|a| a.0 == at) {
             let i = net.queue.iter().position(|e| (e.0, e.1) == arrival.unwrap()).unwrap();
             let (_, _, path, to, p, hdr) = net.queue.swap_remove(i);
-            t.on_packet(now, to, path, &p, &hdr, None, &mut out);
+            t.on_packet(now, to, path, &p, || hdr, None, &mut out);
         } else {
             let (_, slot) = timer.unwrap();
             t.on_timeout(now, slot, &mut out);
