@@ -39,6 +39,7 @@ run: setup
 
 test: setup lint
 	cargo test --workspace
+	cargo test -p mptlab-sim --features event-profile --lib event_profile
 	$(PY) -m pytest -q tests/python
 
 # Formatting (rustfmt.toml) and clippy's warnings are errors, as in CI.
@@ -46,9 +47,11 @@ lint:
 	@cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1 || rustup component add rustfmt clippy
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy -p mptlab-sim --all-targets --features event-profile -- -D warnings
 
 test-rust:
 	cargo test --workspace
+	cargo test -p mptlab-sim --features event-profile --lib event_profile
 
 test-python: setup
 	$(PY) -m pytest -q tests/python

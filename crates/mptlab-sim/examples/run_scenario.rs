@@ -28,6 +28,8 @@ fn main() {
     sim.run_to_end();
     let wall = t0.elapsed().as_secs_f64();
     println!("{}", serde_json::to_string_pretty(&sim.summary(&loaded.canonical)).unwrap());
+    #[cfg(feature = "event-profile")]
+    eprint!("{}", sim.event_profile().table());
     eprintln!(
         "wall {wall:.3}s events {} delivered data packets {} ({:.2} M/s)",
         sim.events_processed(),

@@ -160,6 +160,8 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         tunnel_deadlines: Vec::new(),
         channels,
         wifi_out: Vec::new(),
+        #[cfg(feature = "event-profile")]
+        profile: Default::default(),
     };
     // Capacity models and scenario link events (link_events.rs).
     sim.schedule_link_events();

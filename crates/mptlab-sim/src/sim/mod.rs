@@ -10,6 +10,8 @@
 
 mod build;
 mod event;
+#[cfg(feature = "event-profile")]
+pub mod event_profile;
 mod flow;
 mod link_events;
 pub mod results;
@@ -107,6 +109,9 @@ pub struct Simulation {
     /// Wi-Fi channels, by index of `spec.wifi`, and the reused buffer of their media's outputs.
     pub channels: Vec<wifi::Channel>,
     wifi_out: Vec<crate::net::dcf::Output>,
+    /// Clock ticks per event class (feature `event-profile`).
+    #[cfg(feature = "event-profile")]
+    profile: event_profile::EventProfile,
 }
 
 impl Simulation {
@@ -144,12 +149,36 @@ impl Simulation {
         self.queue.advance_to(until);
     }
 
+    /// Clock ticks per event class so far (feature `event-profile`).
+    #[cfg(feature = "event-profile")]
+    pub fn event_profile(&self) -> &event_profile::EventProfile {
+        &self.profile
+    }
+
     pub fn run_to_end(&mut self) {
         self.advance(self.spec.duration);
     }
 
     #[inline]
     fn dispatch(&mut self, now: Time, ev: Ev) {
+        #[cfg(feature = "event-profile")]
+        {
+            use event_profile::Class;
+            self.profile.current = match ev {
+                Ev::Arrival(_) => Class::Hop,
+                Ev::Timer { .. } | Ev::TunnelTimer { .. } => Class::Timer,
+                _ => Class::Other,
+            };
+            let t0 = event_profile::now_ticks();
+            self.dispatch_event(now, ev);
+            self.profile.add(event_profile::now_ticks().wrapping_sub(t0));
+        }
+        #[cfg(not(feature = "event-profile"))]
+        self.dispatch_event(now, ev);
+    }
+
+    #[inline]
+    fn dispatch_event(&mut self, now: Time, ev: Ev) {
         match ev {
             Ev::Arrival(l) => self.on_arrival(now, l),
             Ev::LinkTx(l) => self.on_link_tx(now, l),
@@ -241,6 +270,10 @@ impl Simulation {
             self.bodies.prefetch(next);
         }
         if a.lost {
+            #[cfg(feature = "event-profile")]
+            {
+                self.profile.current = event_profile::Class::OtherArrival;
+            }
             self.drop_packet(a.handle);
             return;
         }
@@ -286,6 +319,10 @@ impl Simulation {
             RouteEnd::TunnelIngress { tunnel, next_route } => return self.tunnel_ingress(now, tunnel as usize, h, next_route),
             RouteEnd::Tunnel { tunnel, path, at } => return self.tunnel_arrival(now, tunnel as usize, path as usize, at, h),
         };
+        #[cfg(feature = "event-profile")]
+        {
+            self.profile.current = event_profile::Class::Delivery(event_profile::Proto::of(&self.flows[f].endpoint), at);
+        }
         // Borrowed, not copied out: nothing is inserted before the endpoint has read it.
         let p = self.packets.remove(h);
         self.counts.delivered += 1;
@@ -401,6 +438,12 @@ impl Simulation {
     fn on_app_tick(&mut self, now: Time, f: usize) {
         let flow = &mut self.flows[f];
         let tick = flow.app.tick(now);
+        #[cfg(feature = "event-profile")]
+        {
+            use event_profile::Class;
+            self.profile.current =
+                if flow.backlog > 0 { Class::BlockedTick } else { Class::Write(event_profile::Proto::of(&flow.endpoint)) };
+        }
         if flow.backlog > 0 {
             // The writer is still blocked on its previous write: this tick produces nothing.
             flow.blocked_ticks += 1;
