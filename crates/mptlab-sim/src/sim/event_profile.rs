@@ -2,7 +2,9 @@
 //! simulation reads a clock around each event's dispatch and adds the difference to the event's
 //! class, so a run can say where its time goes by event, protocol and end, in and out of cache.
 //! The clock is the time-stamp counter on x86_64 (ticks are TSC cycles) and `Instant` elsewhere
-//! (ticks are nanoseconds). Results are unchanged: the profile only reads the clock.
+//! (ticks are nanoseconds). Results are unchanged: the profile only reads the clock. An event
+//! counts once, in the class of the last packet it delivered if it delivered any (a Wi-Fi
+//! medium event can deliver several).
 //!
 //! `cargo run --release -p mptlab-sim --features event-profile --example run_scenario -- FILE`
 //! prints the table after the summary (docs/architecture.md, "Scale").
