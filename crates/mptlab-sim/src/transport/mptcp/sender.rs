@@ -251,13 +251,17 @@ impl MptcpSender {
                 reinjected_to: 0,
                 last_penalty: None,
                 max_cwnd: 0,
-                sndbuf: autotuned_sndbuf(0, tcp.mss),
-                free_held: max_held_below(autotuned_sndbuf(0, tcp.mss), tcp.mss),
+                sndbuf: 0,
+                free_held: None,
                 model: PathModel::default(),
                 stats: SubflowStats::default(),
             })
             .enumerate()
-            .map(|(i, s)| Subflow { model: p.models.get(i).copied().unwrap_or_default(), ..s })
+            .map(|(i, mut s)| {
+                s.model = p.models.get(i).copied().unwrap_or_default();
+                s.size_sndbuf(tcp.mss);
+                s
+            })
             .collect();
         // The shortcut needs the window to be the only limit: not so when subflows queue.
         let core = MultipathCore::new(sched, picks_only_choice && !may_queue, coupled, n);
@@ -424,7 +428,7 @@ impl MptcpSender {
         s.reinjected_to = 0;
         s.last_penalty = None;
         s.max_cwnd = 0;
-        s.set_sndbuf(autotuned_sndbuf(0, self.tcp.mss), self.mss);
+        s.size_sndbuf(self.mss);
         let epoch = s.epoch;
         self.refresh_msk_sndbuf();
         self.push(now, out);
@@ -463,7 +467,7 @@ impl MptcpSender {
         let una = s.snd.snd_una();
         if s.snd.cwnd() > s.max_cwnd {
             s.max_cwnd = s.snd.cwnd();
-            s.set_sndbuf(autotuned_sndbuf(s.max_cwnd / self.mss.max(1) as u64, self.mss), self.mss);
+            s.size_sndbuf(self.mss);
         }
         let grew = s.max_cwnd > max_before || !was_established;
         if una > una_before {
@@ -966,10 +970,11 @@ fn memory_free(s: &Subflow, mss: u32) -> bool {
 }
 
 impl Subflow {
-    /// Set its send buffer (and the bytes it may hold with memory free, for segments of `mss`).
-    fn set_sndbuf(&mut self, sndbuf: u64, mss: u32) {
-        self.sndbuf = sndbuf;
-        self.free_held = max_held_below(sndbuf, mss);
+    /// Size its send buffer in the kernel model from its largest window (`tcp_sndbuf_expand`),
+    /// and with it the bytes it may hold with memory free, for segments of `mss`.
+    fn size_sndbuf(&mut self, mss: u32) {
+        self.sndbuf = autotuned_sndbuf(self.max_cwnd / mss.max(1) as u64, mss);
+        self.free_held = max_held_below(self.sndbuf, mss);
     }
 
     /// Its send buffer in the kernel model: `tcp_sndbuf_expand` of the largest window it has had.
