@@ -139,6 +139,8 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         }
     }
     let channels = spec.wifi.iter().map(|w| super::wifi::Channel::new(w, spec.seed, interval, duration)).collect();
+    #[cfg(feature = "event-profile")]
+    let profile = super::event_profile::EventProfile::new(&spec.flows);
     let mut sim = Simulation {
         spec,
         queue,
@@ -161,7 +163,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         channels,
         wifi_out: Vec::new(),
         #[cfg(feature = "event-profile")]
-        profile: Default::default(),
+        profile,
     };
     // Capacity models and scenario link events (link_events.rs).
     sim.schedule_link_events();

@@ -9,106 +9,119 @@
 //! `cargo run --release -p mptlab-sim --features event-profile --example run_scenario -- FILE`
 //! prints the table after the summary (docs/architecture.md, "Scale").
 
-use crate::sim::AnyEndpoint;
+use crate::spec::FlowSpec;
 use crate::transport::endpoint::End;
 
-/// An event's class: what it was and, for a packet or a tick, whose.
+/// An event's class: what it was and, for a packet reaching a flow or a tick, whose flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     /// A packet reached the end of a link and went on to the next.
     Hop,
-    /// A packet reached a flow's end: the protocol and the end.
-    Delivery(Proto, End),
     /// A packet reached a tunnel or a packet was lost on arrival.
     OtherArrival,
-    /// An application tick that wrote (by protocol) or found its writer still blocked.
-    Write(Proto),
+    /// An application tick that found its writer still blocked.
     BlockedTick,
     Timer,
     Other,
+    /// A packet reached end `End` of flow `u32`.
+    Delivery(u32, End),
+    /// An application tick of flow `u32` that wrote.
+    Write(u32),
 }
 
-/// The transport of a flow's endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Proto {
-    Tcp,
-    Udp,
-    Mptcp,
-    Quic,
+/// The classes every run has, in table order; then three per protocol (`per_protocol`).
+const FIXED: [&str; 5] = ["hop arrival", "other arrival (tunnel, loss)", "tick, writer blocked", "timer", "other"];
+
+/// The rows of protocol `p`: a packet at the sender, at the receiver, a write.
+fn per_protocol(p: &str) -> [String; 3] {
+    [format!("{p} packet at the sender (ACK)"), format!("{p} packet at the receiver (data)"), format!("{p} write")]
 }
 
-impl Proto {
-    pub fn of(e: &AnyEndpoint) -> Self {
-        match e {
-            AnyEndpoint::Tcp(_) => Proto::Tcp,
-            AnyEndpoint::Udp(_) => Proto::Udp,
-            AnyEndpoint::Mptcp(_) => Proto::Mptcp,
-            AnyEndpoint::Quic(_) => Proto::Quic,
-        }
+/// One row of the table.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub name: String,
+    /// A packet delivered to a flow's end.
+    pub delivery: bool,
+    pub events: u64,
+    pub ticks: u64,
+}
+
+/// Events and clock ticks per class, and the class of the event being dispatched.
+#[derive(Debug)]
+pub struct EventProfile {
+    /// The protocols of the run's flows as the scenario names them
+    /// (`TransportSpec::protocol_name`), in first-seen order, and each flow's index into them.
+    protocols: Vec<&'static str>,
+    flow_protocol: Vec<u8>,
+    /// Events and ticks per class: `FIXED`, then three per protocol.
+    count: Vec<u64>,
+    ticks: Vec<u64>,
+    /// Set from the event before dispatch; a delivery or a tick refines it.
+    pub current: Class,
+}
+
+impl EventProfile {
+    pub fn new(flows: &[FlowSpec]) -> Self {
+        let mut protocols: Vec<&'static str> = Vec::new();
+        let flow_protocol = flows
+            .iter()
+            .map(|f| {
+                let name = f.transport.protocol_name();
+                let i = protocols.iter().position(|&p| p == name).unwrap_or_else(|| {
+                    protocols.push(name);
+                    protocols.len() - 1
+                });
+                i as u8
+            })
+            .collect();
+        let classes = FIXED.len() + 3 * protocols.len();
+        Self { protocols, flow_protocol, count: vec![0; classes], ticks: vec![0; classes], current: Class::Other }
     }
 
-    fn name(self) -> &'static str {
-        match self {
-            Proto::Tcp => "tcp",
-            Proto::Udp => "udp",
-            Proto::Mptcp => "mptcp",
-            Proto::Quic => "quic",
-        }
-    }
-
-    const ALL: [Proto; 4] = [Proto::Tcp, Proto::Udp, Proto::Mptcp, Proto::Quic];
-}
-
-impl Class {
-    fn index(self) -> usize {
-        match self {
+    fn index(&self, c: Class) -> usize {
+        let row = |f: u32, k: usize| FIXED.len() + 3 * self.flow_protocol[f as usize] as usize + k;
+        match c {
             Class::Hop => 0,
             Class::OtherArrival => 1,
             Class::BlockedTick => 2,
             Class::Timer => 3,
             Class::Other => 4,
-            Class::Delivery(p, End::Sender) => 5 + p as usize,
-            Class::Delivery(p, End::Receiver) => 9 + p as usize,
-            Class::Write(p) => 13 + p as usize,
+            Class::Delivery(f, End::Sender) => row(f, 0),
+            Class::Delivery(f, End::Receiver) => row(f, 1),
+            Class::Write(f) => row(f, 2),
         }
     }
 
-    fn all() -> impl Iterator<Item = Class> {
-        let fixed = [Class::Hop, Class::OtherArrival, Class::BlockedTick, Class::Timer, Class::Other];
-        let per_proto =
-            Proto::ALL.into_iter().flat_map(|p| [Class::Delivery(p, End::Sender), Class::Delivery(p, End::Receiver), Class::Write(p)]);
-        fixed.into_iter().chain(per_proto)
+    /// The event of class `current` took `ticks`.
+    #[inline]
+    pub fn add(&mut self, ticks: u64) {
+        let i = self.index(self.current);
+        self.count[i] += 1;
+        self.ticks[i] += ticks;
     }
 
-    /// The row's name in the table.
-    pub fn name(self) -> String {
-        match self {
-            Class::Hop => "hop arrival".into(),
-            Class::OtherArrival => "other arrival (tunnel, loss)".into(),
-            Class::BlockedTick => "tick, writer blocked".into(),
-            Class::Timer => "timer".into(),
-            Class::Other => "other".into(),
-            Class::Delivery(p, End::Sender) => format!("{} packet at the sender (ACK)", p.name()),
-            Class::Delivery(p, End::Receiver) => format!("{} packet at the receiver (data)", p.name()),
-            Class::Write(p) => format!("{} write", p.name()),
+    /// Every class that had events, in table order.
+    pub fn rows(&self) -> Vec<Row> {
+        let names = FIXED.iter().map(|n| (n.to_string(), false));
+        let names = names.chain(self.protocols.iter().flat_map(|p| per_protocol(p).into_iter().zip([true, true, false])));
+        names
+            .zip(self.count.iter().zip(&self.ticks))
+            .map(|((name, delivery), (&events, &ticks))| Row { name, delivery, events, ticks })
+            .filter(|r| r.events > 0)
+            .collect()
+    }
+
+    /// The table: class, events, mean ticks per event, share of all ticks.
+    pub fn table(&self) -> String {
+        let total: u64 = self.ticks.iter().sum();
+        let unit = if cfg!(target_arch = "x86_64") { "TSC cycles" } else { "ns" };
+        let mut s = format!("{:<36} {:>12} {:>16} {:>7}\n", "event", "events", format!("{unit}/event"), "share");
+        for r in self.rows() {
+            let share = 100.0 * r.ticks as f64 / total.max(1) as f64;
+            s += &format!("{:<36} {:>12} {:>16} {:>6.1}%\n", r.name, r.events, r.ticks / r.events, share);
         }
-    }
-}
-
-const CLASSES: usize = 17;
-
-/// Events and clock ticks per class, and the class of the event being dispatched.
-#[derive(Debug)]
-pub struct EventProfile {
-    count: [u64; CLASSES],
-    ticks: [u64; CLASSES],
-    /// Set from the event before dispatch; a delivery or a blocked tick refines it.
-    pub current: Class,
-}
-
-impl Default for EventProfile {
-    fn default() -> Self {
-        Self { count: [0; CLASSES], ticks: [0; CLASSES], current: Class::Other }
+        s
     }
 }
 
@@ -128,32 +141,6 @@ pub fn now_ticks() -> u64 {
     }
 }
 
-impl EventProfile {
-    /// The event of class `current` took `ticks`.
-    #[inline]
-    pub fn add(&mut self, ticks: u64) {
-        let i = self.current.index();
-        self.count[i] += 1;
-        self.ticks[i] += ticks;
-    }
-
-    /// (class, events, ticks in all) of every class that had events.
-    pub fn rows(&self) -> Vec<(Class, u64, u64)> {
-        Class::all().map(|c| (c, self.count[c.index()], self.ticks[c.index()])).filter(|r| r.1 > 0).collect()
-    }
-
-    /// The table: class, events, mean ticks per event, share of all ticks.
-    pub fn table(&self) -> String {
-        let total: u64 = self.ticks.iter().sum();
-        let unit = if cfg!(target_arch = "x86_64") { "TSC cycles" } else { "ns" };
-        let mut s = format!("{:<36} {:>12} {:>16} {:>7}\n", "event", "events", format!("{unit}/event"), "share");
-        for (c, n, t) in self.rows() {
-            s += &format!("{:<36} {:>12} {:>16} {:>6.1}%\n", c.name(), n, t / n, 100.0 * t as f64 / total.max(1) as f64);
-        }
-        s
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::scenario;
@@ -167,12 +154,11 @@ mod tests {
         let mut sim = Simulation::new(loaded.spec);
         sim.run_to_end();
         let rows = sim.event_profile().rows();
-        let events: u64 = rows.iter().map(|r| r.1).sum();
+        let events: u64 = rows.iter().map(|r| r.events).sum();
         assert_eq!(events, sim.events_processed());
-        let delivered: u64 = rows.iter().filter(|r| matches!(r.0, super::Class::Delivery(..))).map(|r| r.1).sum();
+        let delivered: u64 = rows.iter().filter(|r| r.delivery).map(|r| r.events).sum();
         assert_eq!(delivered, sim.counts.delivered);
-        let data =
-            rows.iter().find(|r| r.0 == super::Class::Delivery(super::Proto::Mptcp, crate::transport::endpoint::End::Receiver)).unwrap();
-        assert!(data.1 > 0 && data.2 > 0, "{rows:?}");
+        let data = rows.iter().find(|r| r.name == "mptcp packet at the receiver (data)").unwrap();
+        assert!(data.events > 0 && data.ticks > 0, "{rows:?}");
     }
 }

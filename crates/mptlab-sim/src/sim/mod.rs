@@ -321,7 +321,7 @@ impl Simulation {
         };
         #[cfg(feature = "event-profile")]
         {
-            self.profile.current = event_profile::Class::Delivery(event_profile::Proto::of(&self.flows[f].endpoint), at);
+            self.profile.current = event_profile::Class::Delivery(f as u32, at);
         }
         // Borrowed, not copied out: nothing is inserted before the endpoint has read it.
         let p = self.packets.remove(h);
@@ -441,8 +441,7 @@ impl Simulation {
         #[cfg(feature = "event-profile")]
         {
             use event_profile::Class;
-            self.profile.current =
-                if flow.backlog > 0 { Class::BlockedTick } else { Class::Write(event_profile::Proto::of(&flow.endpoint)) };
+            self.profile.current = if flow.backlog > 0 { Class::BlockedTick } else { Class::Write(f as u32) };
         }
         if flow.backlog > 0 {
             // The writer is still blocked on its previous write: this tick produces nothing.
