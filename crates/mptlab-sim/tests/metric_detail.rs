@@ -75,3 +75,39 @@ fn the_summary_text_and_the_summary_tree_are_the_same_json() {
     let text: Value = serde_json::from_str(&sim.run_summary(&scenario).to_json_string()).unwrap();
     assert_eq!(text, sim.summary(&scenario));
 }
+
+/// An MPTCP connection the run does not measure in detail keeps no protocol delays (per
+/// hand-over, per interval, per path: seed 001's T_i) and no reassembly wait, and simulates
+/// the same: bytes, packets, each path's segments and the reassembly counters.
+#[test]
+fn an_undetailed_mptcp_connection_keeps_no_delays_and_simulates_the_same() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/mptcp-two-paths.toml")).unwrap();
+    let text = text.replace("duration = \"20s\"", "duration = \"5s\"");
+    let with = |sel: &str| format!("{text}\n[metrics]\ndetail_flows = \"{sel}\"\n");
+    let (full_sim, full) = common::run(&with("all"), None);
+    let (lean_sim, lean) = common::run(&with("none"), None);
+    let sender = |sim: &mptlab_sim::sim::Simulation| match &sim.flows[0].endpoint {
+        mptlab_sim::sim::AnyEndpoint::Mptcp(c) => (c.snd.path_delay.placed_chunks(), c.snd.protocol_delay.count()),
+        _ => unreachable!("an MPTCP flow"),
+    };
+    let (placed, handovers) = sender(&full_sim);
+    assert!(placed > 0 && handovers > 1000, "a detailed bulk connection has chunks in flight and measured hand-overs");
+    assert_eq!(sender(&lean_sim), (0, 0));
+    let (a, b) = (&full["flows"][0], &lean["flows"][0]);
+    for k in ["bytes_delivered", "sent_packets", "retransmissions"] {
+        assert_eq!(a[k], b[k], "{k}");
+    }
+    let (pa, pb) = (a["paths"].as_array().unwrap(), b["paths"].as_array().unwrap());
+    assert_eq!(pa.len(), 2);
+    for (x, y) in pa.iter().zip(pb) {
+        for k in ["segments_sent", "bytes_sent", "retransmissions", "share", "bytes_received", "final_cwnd_bytes"] {
+            assert_eq!(x[k], y[k], "path {} {k}", x["index"]);
+        }
+    }
+    let (ma, mb) = (&a["mptcp"], &b["mptcp"]);
+    assert_eq!(ma["reassembly"], mb["reassembly"]);
+    assert!(ma["protocol_delay_ms"]["samples"].as_u64().unwrap() > 0);
+    assert!(!ma["protocol_delay_ms"]["per_handover"].is_null() && !ma["hol_wait_ms"].is_null());
+    assert_eq!(mb["protocol_delay_ms"]["samples"], 0);
+    assert!(mb["protocol_delay_ms"]["per_handover"].is_null() && mb["hol_wait_ms"].is_null());
+}

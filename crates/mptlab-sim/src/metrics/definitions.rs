@@ -160,7 +160,8 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
       write; the scheduler taking the chunk for a greedy source) to the first ACK received on \
       path i whose DATA_ACK covers it, over the ACKs of trace interval k; v_av and v_max are the \
       mean and maximum of T_over(k) over the run (eq. 3, 4); first_data_ack has the same for the \
-      first DATA_ACK on any path; per_handover gives that delay over all hand-overs, in ms \
+      first DATA_ACK on any path; per_handover gives that delay over all hand-overs, in ms; \
+      null (0 samples) for a flow not measured in detail (metrics.detail_flows) \
       (summary key flows[].mptcp.protocol_delay_ms)",
     ),
     (
@@ -175,8 +176,8 @@ pub const DEFINITIONS: &[(&str, &str)] = &[
         "mptcp_hol_wait_ms",
         "reassembly wait measured directly (not seed 001's definition): per data chunk, time from \
       its arrival at the receiving host to its delivery to the application (waits in a \
-      subflow's and in the data-level reassembly queue), in ms; distribution over chunks \
-      (summary key flows[].mptcp.hol_wait_ms)",
+      subflow's and in the data-level reassembly queue), in ms; distribution over chunks; null \
+      for a flow not measured in detail (metrics.detail_flows) (summary key flows[].mptcp.hol_wait_ms)",
     ),
     (
         "mptcp_drop_rate_per_s",

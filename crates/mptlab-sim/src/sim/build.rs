@@ -10,7 +10,7 @@ use crate::apps::App;
 use crate::metrics::{active_bins, RateMeter};
 use crate::net::{Hop, RouteTable, WifiDirection};
 use crate::spec::RunSpec;
-use crate::transport::endpoint::{End, Outbox, CONN_SLOTS, SLOTS_PER_PATH};
+use crate::transport::endpoint::{End, Endpoint, Outbox, CONN_SLOTS, SLOTS_PER_PATH};
 use crate::transport::tunnel::Tunnel;
 use crate::transport::AnyEndpoint;
 use mptlab_engine::{Arena, EventQueue, LazyTimer, RngStream, StreamId};
@@ -84,8 +84,11 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         }
         let rng = RngStream::new(spec.seed, StreamId::named(STREAM_APP, &f.name));
         let sched_seed = RngStream::new(spec.seed, StreamId::named(STREAM_SCHEDULER, &f.name)).next_u64();
-        let built = AnyEndpoint::build(&f.transport, f.app.unit_write(), sched_seed);
+        let mut built = AnyEndpoint::build(&f.transport, f.app.unit_write(), sched_seed);
         let detailed = m.flow_detailed(fi);
+        if !detailed {
+            built.endpoint.set_detailed(false);
+        }
         let mp = built.multipath.map(|n| Box::new(MpMetrics::new(n, trace_every, duration, detailed)));
         let metrics = if detailed {
             FlowMetrics::detailed(interval, trace_every, duration, m.flow_jitter)

@@ -127,6 +127,10 @@ impl Endpoint for AnyEndpoint {
         dispatch!(self, e => e.sample(now, m))
     }
 
+    fn set_detailed(&mut self, detailed: bool) {
+        dispatch!(self, e => e.set_detailed(detailed))
+    }
+
     fn summary(&self, input: &SummaryInput) -> TransportPart {
         dispatch!(self, e => e.summary(input))
     }

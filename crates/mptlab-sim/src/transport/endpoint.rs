@@ -210,6 +210,12 @@ pub trait Endpoint {
     /// A periodic sample of windows and RTTs into the flow's metrics.
     fn sample(&mut self, now: Time, m: &mut FlowMetrics);
 
+    /// Whether the run measures this flow in detail (`metrics.detail_flows`: sampled traces
+    /// and per-packet distributions); called once, before `start`, and only to say no. An
+    /// endpoint then keeps none of the per-packet state that only those read (MPTCP: its
+    /// protocol delays and reassembly wait). Default: detailed; most keep nothing of the kind.
+    fn set_detailed(&mut self, _detailed: bool) {}
+
     /// The transport's part of the flow's summary record (`transport/<name>/summary.rs`).
     fn summary(&self, input: &SummaryInput) -> TransportPart;
 

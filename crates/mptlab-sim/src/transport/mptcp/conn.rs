@@ -212,6 +212,11 @@ impl Endpoint for MptcpConn {
         Some(Transmit { path: seg.sub, from: End::Sender, packet })
     }
 
+    fn set_detailed(&mut self, detailed: bool) {
+        self.snd.set_detailed(detailed);
+        self.rcv.set_detailed(detailed);
+    }
+
     /// One sample k: total window, τ_i(k) per subflow, T_i(k), T_over(k) (seed 001 eq. 2) and
     /// ζ(k) (eq. 8) as `hol.rs` reads them, and the first-DATA_ACK delay.
     fn sample(&mut self, now: Time, m: &mut FlowMetrics) {

@@ -68,6 +68,11 @@ impl PathDelays {
         self.placed.iter().map(deque).sum::<usize>() + slice(&self.placed) + slice(&self.interval_max)
     }
 
+    /// Chunks placed and not yet acknowledged on their path, over all paths.
+    pub fn placed_chunks(&self) -> usize {
+        self.placed.iter().map(VecDeque::len).sum()
+    }
+
     pub fn new(paths: usize) -> Self {
         PathDelays { placed: vec![VecDeque::new(); paths], interval_max: vec![None; paths] }
     }

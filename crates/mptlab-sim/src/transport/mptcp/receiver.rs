@@ -72,8 +72,10 @@ pub struct MptcpReceiver {
     /// Free buffer space when the last ACK left (Linux `old_wspace`).
     adv_space: u64,
     pub stats: MptcpReceiverStats,
-    /// Per chunk: arrival at the host → delivery to the application (ns).
+    /// Per chunk: arrival at the host → delivery to the application (ns); only when the run
+    /// measures the connection in detail (`set_detailed`).
     pub hol_wait: LogHistogram,
+    detailed: bool,
 }
 
 impl MptcpReceiver {
@@ -98,12 +100,18 @@ impl MptcpReceiver {
             adv_space: buffer,
             stats: MptcpReceiverStats::default(),
             hol_wait: LogHistogram::new(),
+            detailed: true,
         };
         for _ in 0..paths {
             let rcv = r.new_subflow_receiver();
             r.subs.push(SubReceiver { rcv, pending: BTreeMap::new(), epoch: 0, bytes_received: 0 });
         }
         r
+    }
+
+    /// Measure the reassembly wait (the default) or not (`detailed`).
+    pub fn set_detailed(&mut self, detailed: bool) {
+        self.detailed = detailed;
     }
 
     fn new_subflow_receiver(&self) -> TcpReceiver {
@@ -216,7 +224,9 @@ impl MptcpReceiver {
         }
         let start = self.rcv_nxt;
         self.rcv_nxt = end;
-        self.hol_wait.record(now - arrived);
+        if self.detailed {
+            self.hol_wait.record(now - arrived);
+        }
         while let Some(c) = self.ooo.front().copied() {
             if c.dsn > self.rcv_nxt {
                 break;
@@ -226,7 +236,9 @@ impl MptcpReceiver {
             let c_end = c.dsn + c.len as u64;
             if c_end > self.rcv_nxt {
                 self.rcv_nxt = c_end;
-                self.hol_wait.record(now - c.arrived);
+                if self.detailed {
+                    self.hol_wait.record(now - c.arrived);
+                }
             } else {
                 self.stats.duplicate_chunks += 1;
             }

@@ -169,6 +169,12 @@ pub struct MptcpSender {
     /// `stall_since.is_some()`: a push that does not stall reads the stall's start only if one
     /// is under way.
     stalled: bool,
+    /// The run measures this connection in detail (`set_detailed`): only then are protocol
+    /// delays kept, per hand-over (`handed`, `protocol_delay`), per interval and per path
+    /// (seed 001's T_i, `path_delay`). A connection measured only by its counters, like a
+    /// member of a large group, then queues nothing per write and records nothing per
+    /// DATA_ACK: with thousands of connections each of those was a cache miss or two.
+    detailed: bool,
     /// Where in `handed` the next chunk's hand-over probably is (`first_ending_after`), as a
     /// distance from its back: unchanged when DATA_ACKs pop the front, one more per write.
     handed_hint: u32,
@@ -280,6 +286,7 @@ impl MptcpSender {
             period_hooks: core.has_period_hooks(),
             may_queue,
             stalled: false,
+            detailed: true,
             handed_hint: 0,
             _line1: CacheLine,
             handed: VecDeque::new(),
@@ -326,8 +333,10 @@ impl MptcpSender {
         let n = bytes.min(self.buffer_free());
         if n > 0 {
             self.write_end += n;
-            self.handed.push_back((self.write_end, now));
-            self.handed_hint = self.handed_hint.wrapping_add(1);
+            if self.detailed {
+                self.handed.push_back((self.write_end, now));
+                self.handed_hint = self.handed_hint.wrapping_add(1);
+            }
         }
         n
     }
@@ -343,6 +352,11 @@ impl MptcpSender {
     }
     pub fn is_established(&self) -> bool {
         self.stats.established_at.is_some()
+    }
+
+    /// Measure protocol delays (the default) or not (`detailed`); before the first write.
+    pub fn set_detailed(&mut self, detailed: bool) {
+        self.detailed = detailed;
     }
 
     /// The largest protocol delay acknowledged since the previous call (seed 001's sampled
@@ -459,7 +473,9 @@ impl MptcpSender {
         let una_before = s.snd.snd_una();
         let max_before = s.max_cwnd;
         self.on_data_ack(now, h.dss, h.wnd);
-        self.path_delay.acked(now, i, h.dss);
+        if self.detailed {
+            self.path_delay.acked(now, i, h.dss);
+        }
         self.couple(i);
         self.tmp.clear();
         let s = &mut self.subs[i];
@@ -556,6 +572,7 @@ impl MptcpSender {
         }
         let dack = dack.min(self.data_nxt.max(self.write_end));
         self.data_una = dack;
+        // Empty unless detailed.
         while let Some(&(end, t)) = self.handed.front() {
             if end > dack {
                 break;
@@ -777,18 +794,20 @@ impl MptcpSender {
     /// Place [dsn, dsn+len) on subflow `i` and let the subflow send what it can. The caller
     /// has cleared `blocked` (an offer places only when it is clear).
     fn place(&mut self, now: Time, i: usize, dsn: u64, len: u32, out: &mut Vec<MpSeg>) {
-        // Hand-over time of the chunk: its write's (or, for a greedy source's new data, now).
-        // A greedy source's new chunk lies past every recorded hand-over: no search needed.
-        let handed = match self.handed.back() {
-            Some(&(end, _)) if end > dsn => {
-                let back = self.handed.len() - 1;
-                let k = first_ending_after(&self.handed, back.saturating_sub(self.handed_hint as usize), dsn);
-                self.handed_hint = (back - k) as u32;
-                self.handed[k].1
-            }
-            _ => now,
-        };
-        self.path_delay.placed(i, dsn + len as u64, handed);
+        if self.detailed {
+            // Hand-over time of the chunk: its write's (or, for a greedy source's new data,
+            // now). A greedy source's new chunk lies past every recorded hand-over: no search.
+            let handed = match self.handed.back() {
+                Some(&(end, _)) if end > dsn => {
+                    let back = self.handed.len() - 1;
+                    let k = first_ending_after(&self.handed, back.saturating_sub(self.handed_hint as usize), dsn);
+                    self.handed_hint = (back - k) as u32;
+                    self.handed[k].1
+                }
+                _ => now,
+            };
+            self.path_delay.placed(i, dsn + len as u64, handed);
+        }
         let s = &mut self.subs[i];
         s.map.push(Mapping { ssn: s.snd.write_end(), dsn, len });
         s.snd.write(len as u64);
@@ -885,7 +904,7 @@ impl MptcpSender {
                 self.reinject.pop_front();
             } else {
                 self.data_nxt += len as u64;
-                if self.unlimited {
+                if self.unlimited && self.detailed {
                     self.handed.push_back((self.data_nxt, now));
                 }
             }
