@@ -22,6 +22,7 @@ use crate::metrics::LogHistogram;
 use crate::transport::segment::TcpHeader;
 use crate::transport::tcp::{DelayedAck, TcpReceiver};
 use mptlab_engine::Time;
+use smallvec::SmallVec;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Subflow receive buffers never limit: flow control is connection-level.
@@ -60,7 +61,8 @@ pub struct SubReceiver {
 }
 
 pub struct MptcpReceiver {
-    pub subs: Vec<SubReceiver>,
+    /// Inline for the usual two paths (as the sender's subflows): no pointer to load first.
+    pub subs: SmallVec<[SubReceiver; 2]>,
     sack: bool,
     delayed_ack: DelayedAck,
     mss: u32,
@@ -88,7 +90,7 @@ impl MptcpReceiver {
 
     pub fn new(paths: usize, sack: bool, delayed_ack: DelayedAck, mss: u32, handshake: bool, buffer: u64) -> Self {
         let mut r = Self {
-            subs: Vec::with_capacity(paths),
+            subs: SmallVec::new(),
             sack,
             delayed_ack,
             mss,
