@@ -183,10 +183,7 @@ pub struct QuicConn {
     writes: bool,
     /// Its list of streams first (`SendStreams` is `repr(C)`), still on the first line.
     pub send: SendStreams,
-    /// Inline for the usual two paths: a path's address then follows from the connection's,
-    /// without first loading a pointer (one dependent cache miss less per packet with
-    /// thousands of connections).
-    pub paths: SmallVec<[QuicPath; 2]>,
+    pub paths: Vec<QuicPath>,
     pub recv: RecvStreams,
     crypto_tx: CryptoSend,
     crypto_rx: RecvStreams,
@@ -245,7 +242,7 @@ impl QuicConn {
         assert!((1..=MAX_PATHS).contains(&paths), "1 to {MAX_PATHS} paths");
         assert!(cfg.multipath || paths == 1, "several paths need multipath");
         let first = if role == Role::Server || !cfg.handshake { PathState::Active } else { PathState::Validating };
-        let mut slots: SmallVec<[QuicPath; 2]> = smallvec::smallvec![QuicPath::new(0, first, &cfg, cc)];
+        let mut slots = vec![QuicPath::new(0, first, &cfg, cc)];
         for i in 1..paths {
             slots.push(QuicPath::new(i as u32, PathState::Idle, &cfg, cc));
         }
