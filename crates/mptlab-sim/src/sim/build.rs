@@ -86,9 +86,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         let sched_seed = RngStream::new(spec.seed, StreamId::named(STREAM_SCHEDULER, &f.name)).next_u64();
         let mut built = AnyEndpoint::build(&f.transport, f.app.unit_write(), sched_seed);
         let detailed = m.flow_detailed(fi);
-        if !detailed {
-            built.endpoint.set_detailed(false);
-        }
+        built.endpoint.set_detailed(detailed);
         let mp = built.multipath.map(|n| Box::new(MpMetrics::new(n, trace_every, duration, detailed)));
         let metrics = if detailed {
             FlowMetrics::detailed(interval, trace_every, duration, m.flow_jitter)

@@ -211,9 +211,9 @@ pub trait Endpoint {
     fn sample(&mut self, now: Time, m: &mut FlowMetrics);
 
     /// Whether the run measures this flow in detail (`metrics.detail_flows`: sampled traces
-    /// and per-packet distributions); called once, before `start`, and only to say no. An
-    /// endpoint then keeps none of the per-packet state that only those read (MPTCP: its
-    /// protocol delays and reassembly wait). Default: detailed; most keep nothing of the kind.
+    /// and per-packet distributions); called once, before `start`. An endpoint that is not
+    /// keeps none of the per-packet state only those read (MPTCP: its protocol delays and
+    /// reassembly wait). Endpoints start detailed; most keep nothing of the kind.
     fn set_detailed(&mut self, _detailed: bool) {}
 
     /// The transport's part of the flow's summary record (`transport/<name>/summary.rs`).
