@@ -6,6 +6,12 @@ use serde::Serialize;
 /// Most paths (subflows) one connection may have; bounds the per-flow timer id space.
 pub const MAX_SUBFLOWS: usize = 16;
 
+/// Subflows a connection's sender and receiver keep inside their own allocation (the usual two
+/// paths); more spill to the heap. Inline, a subflow's address follows from the connection's,
+/// without first loading a pointer: one dependent cache miss less per event when thousands of
+/// connections are out of cache.
+pub const INLINE_SUBFLOWS: usize = 2;
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct MptcpConfig {
     /// Connection-level send buffer: bytes written and not yet data-acknowledged.

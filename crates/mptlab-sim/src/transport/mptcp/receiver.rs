@@ -18,6 +18,7 @@
 //!   receiving host to its delivery to the application, including waits in a subflow's and in
 //!   the data-level reassembly queue.
 
+use super::config::INLINE_SUBFLOWS;
 use crate::metrics::LogHistogram;
 use crate::transport::segment::TcpHeader;
 use crate::transport::tcp::{DelayedAck, TcpReceiver};
@@ -61,8 +62,8 @@ pub struct SubReceiver {
 }
 
 pub struct MptcpReceiver {
-    /// Inline for the usual two paths (as the sender's subflows): no pointer to load first.
-    pub subs: SmallVec<[SubReceiver; 2]>,
+    /// The first `INLINE_SUBFLOWS` inline.
+    pub subs: SmallVec<[SubReceiver; INLINE_SUBFLOWS]>,
     sack: bool,
     delayed_ack: DelayedAck,
     mss: u32,

@@ -30,7 +30,7 @@
 //!   hand-over to the DATA_ACK that covers it. The per-path delay T_i of eqs. (1), (2), (8) (the
 //!   acknowledgment received on the chunk's own path) is `hol.rs`'s `PathDelays`.
 
-use super::config::MptcpConfig;
+use super::config::{MptcpConfig, INLINE_SUBFLOWS};
 use super::hol::PathDelays;
 use super::mapping::{Mapping, Mappings};
 use crate::cc::{AnyCc, CongestionControl, SubflowCcView};
@@ -52,8 +52,6 @@ const TCP_WMEM_MIN: u64 = 4096;
 const TCP_WMEM_DEFAULT: u64 = 16_384;
 /// Bytes that may wait in a subflow's own queue beyond its window (schedulers that queue).
 const QUEUE_LIMIT_SEGMENTS: u64 = 2;
-/// Subflows kept inside the sender's own allocation (more spill to the heap).
-const INLINE_SUBFLOWS: usize = 2;
 
 /// A header one subflow wants sent.
 #[derive(Clone, Copy, Debug)]
@@ -189,9 +187,7 @@ pub struct MptcpSender {
     reinject: VecDeque<(u64, u32)>,
     // ----- line 2: placing a chunk, an ACK.
     _line2: CacheLine,
-    /// Inline for the usual two paths: a subflow's address then follows from the sender's,
-    /// without first loading a pointer (one dependent cache miss less per event with
-    /// thousands of connections).
+    /// The first `INLINE_SUBFLOWS` inline.
     pub subs: SmallVec<[Subflow; INLINE_SUBFLOWS]>,
     tmp: Vec<TcpHeader>,
     stall_since: Option<Time>,
