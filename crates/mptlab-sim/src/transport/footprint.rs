@@ -14,6 +14,16 @@ pub fn slice<T>(v: &[T]) -> usize {
     std::mem::size_of_val(v)
 }
 
+/// A `SmallVec` holds heap memory only once it has spilled; inline entries are part of its
+/// owner's fixed size.
+pub fn small_vec<A: smallvec::Array>(v: &smallvec::SmallVec<A>) -> usize {
+    if v.spilled() {
+        slice(v)
+    } else {
+        0
+    }
+}
+
 pub fn btree<K, V>(m: &BTreeMap<K, V>) -> usize {
     m.len() * (size_of::<K>() + size_of::<V>())
 }

@@ -86,7 +86,7 @@ impl MptcpReceiver {
     pub fn memory_footprint(&self) -> usize {
         use crate::transport::footprint::*;
         let subs: usize = self.subs.iter().map(|s| s.rcv.memory_footprint() + btree(&s.pending)).sum();
-        subs + slice(&self.subs) + deque(&self.ooo)
+        subs + small_vec(&self.subs) + deque(&self.ooo)
     }
 
     pub fn new(paths: usize, sack: bool, delayed_ack: DelayedAck, mss: u32, handshake: bool, buffer: u64) -> Self {

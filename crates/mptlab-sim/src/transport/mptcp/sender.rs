@@ -228,7 +228,7 @@ impl MptcpSender {
     pub fn memory_footprint(&self) -> usize {
         use crate::transport::footprint::*;
         let subs: usize = self.subs.iter().map(|s| s.snd.memory_footprint() + s.map.memory_footprint()).sum();
-        subs + slice(&self.subs) + deque(&self.reinject) + deque(&self.handed) + slice(&self.tmp) + self.path_delay.memory_footprint()
+        subs + small_vec(&self.subs) + deque(&self.reinject) + deque(&self.handed) + slice(&self.tmp) + self.path_delay.memory_footprint()
     }
 
     pub fn new(cfg: MptcpConfig, p: SubflowParams, ccs: Vec<AnyCc>, sched: AnyScheduler, may_queue: bool, picks_only_choice: bool) -> Self {
