@@ -144,8 +144,9 @@ impl QuicCongestion {
     pub fn with_minimum_window(cc: AnyCc, max_datagram_size: u32, minimum_datagrams: u64) -> Self {
         assert!(max_datagram_size > 0, "max_datagram_size must be positive");
         assert!(minimum_datagrams >= 1, "the window admits at least one datagram");
+        let samples = cc.reads_rate_samples();
         let mut q = Self {
-            snapshots: cc.reads_rate_samples().then(VecDeque::new),
+            snapshots: samples.then(VecDeque::new),
             cc,
             window: 0,
             pacing_rate: None,
@@ -154,7 +155,7 @@ impl QuicCongestion {
             recovery_start: None,
             in_recovery: false,
             cwnd_limited: false,
-            rate: RateEstimator::default(),
+            rate: RateEstimator::new(samples),
             lost_total: 0,
             congestion_events: 0,
             persistent_congestion_events: 0,

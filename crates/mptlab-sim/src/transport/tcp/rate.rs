@@ -43,12 +43,6 @@ pub struct RateEstimator {
     samples: bool,
 }
 
-impl Default for RateEstimator {
-    fn default() -> Self {
-        Self::new(true)
-    }
-}
-
 impl RateEstimator {
     /// An estimator that returns samples from `on_ack` only if `samples`.
     pub fn new(samples: bool) -> Self {
@@ -128,7 +122,7 @@ mod tests {
     #[test]
     fn a_window_acked_one_rtt_later_measures_window_per_rtt() {
         // 10 segments of 1000 B sent at t = 0..9 ms back to back, each ACKed 100 ms later.
-        let mut r = RateEstimator::default();
+        let mut r = RateEstimator::new(true);
         let mut sent = vec![];
         for i in 0..10u64 {
             sent.push((r.on_send(i * MS, i * 1000, 1000, 0), i * MS));
@@ -172,7 +166,7 @@ mod tests {
 
     #[test]
     fn samples_shorter_than_min_rtt_have_no_rate() {
-        let mut r = RateEstimator::default();
+        let mut r = RateEstimator::new(true);
         let p = r.on_send(0, 0, 1000, 0);
         let rs = r.on_ack(10 * MS, 1000, Some((p, 0)), 0, 20 * MS).unwrap();
         assert_eq!(rs.delivery_rate, None);
@@ -180,7 +174,7 @@ mod tests {
 
     #[test]
     fn app_limited_marking_lasts_until_the_marked_data_is_delivered() {
-        let mut r = RateEstimator::default();
+        let mut r = RateEstimator::new(true);
         let p0 = r.on_send(0, 0, 1000, 0);
         r.on_app_limited(1000);
         let p1 = r.on_send(MS, 1000, 1000, 0);
@@ -195,7 +189,7 @@ mod tests {
 
     #[test]
     fn lost_counts_losses_since_the_segment_was_sent() {
-        let mut r = RateEstimator::default();
+        let mut r = RateEstimator::new(true);
         let p = r.on_send(0, 0, 1000, 5000);
         let rs = r.on_ack(100 * MS, 1000, Some((p, 0)), 8000, 0).unwrap();
         assert_eq!(rs.lost, 3000);
