@@ -357,12 +357,17 @@ impl Scoreboard {
         }
     }
 
-    /// RFC 6675 NextSeg rule 1: the lowest lost segment not yet retransmitted.
-    #[inline]
+    /// RFC 6675 NextSeg rule 1: the lowest lost segment not yet retransmitted. Inline for the
+    /// common answer (nothing is lost: one test, not a call, per segment sent).
+    #[inline(always)]
     pub fn next_lost(&mut self) -> Option<usize> {
         if self.lost == 0 {
             return None;
         }
+        self.scan_lost()
+    }
+
+    fn scan_lost(&mut self) -> Option<usize> {
         let mut i = self.index_of(self.retx_scan);
         while i < self.segs.len() {
             let s = &self.segs[i];
