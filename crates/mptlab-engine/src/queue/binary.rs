@@ -77,13 +77,14 @@ impl<E: Copy> BinaryQueue<E> {
         self.sift_up(hole, entry);
     }
 
-    /// Put `entry` into the heap's first `n` slots, whose root is a hole (a pop's removal, with
-    /// the last entry). Floyd's bottom-up walk: the hole goes from the root down the smaller
+    /// Put `entry` into the heap, whose root is a hole (a pop's removal, with the last entry;
+    /// the heap is not empty). Floyd's bottom-up walk: the hole goes from the root down the smaller
     /// children to a leaf (one compare per level), then `entry` sifts up from there (it usually
     /// belongs near the bottom). The smaller child is chosen without a branch: which one wins
     /// is data, not a pattern the predictor learns.
     #[inline(always)]
-    fn fill_from_root(&mut self, n: usize, entry: Entry<E>) {
+    fn fill_from_root(&mut self, entry: Entry<E>) {
+        let n = self.heap.len();
         let mut hole = 0;
         let mut child = 1;
         while child + 1 < n {
@@ -128,9 +129,8 @@ impl<E: Copy> BinaryQueue<E> {
     fn settle_root(&mut self) {
         if std::mem::take(&mut self.vacant_root) {
             let last = self.heap.pop().expect("a vacant root is an entry");
-            let n = self.heap.len();
-            if n > 0 {
-                self.fill_from_root(n, last);
+            if !self.heap.is_empty() {
+                self.fill_from_root(last);
             }
         }
     }
