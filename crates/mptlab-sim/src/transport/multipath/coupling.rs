@@ -28,11 +28,12 @@ impl Coupling {
     #[inline(always)]
     pub fn couple<P: MultipathPath>(&mut self, paths: &mut [P], i: usize) {
         if self.coupled {
-            self.couple_coupled(paths, i);
+            self.share_views(paths, i);
         }
     }
 
-    fn couple_coupled<P: MultipathPath>(&mut self, paths: &mut [P], i: usize) {
+    /// `couple` for coupled controllers: every path's view, then path `i`'s controller reads them.
+    fn share_views<P: MultipathPath>(&mut self, paths: &mut [P], i: usize) {
         self.views.clear();
         for p in paths.iter() {
             let mut v = p.coupled_view().unwrap_or_default();
