@@ -387,12 +387,21 @@ impl TcpSender {
         self.cc_state
     }
 
-    /// Record the controller's state if it changed (called after every controller hook).
-    #[inline]
+    /// Record the controller's state if it changed (called after every controller hook). The
+    /// names are constants, so the same pointer is the same name: that test is inlined into
+    /// every hook's caller, and only a possible change makes a call (once per ACK, the call
+    /// cost more than the test).
+    #[inline(always)]
     fn note_cc_state(&mut self, now: Time) {
         let state = self.cc.state_name();
-        // The names are constants: the same pointer is the same name, without a memcmp per ACK.
-        if self.cc_state.is_none_or(|s| !std::ptr::eq(s, state) && s != state) {
+        if self.cc_state.is_none_or(|s| !std::ptr::eq(s, state)) {
+            self.note_cc_state_change(now, state);
+        }
+    }
+
+    #[inline(never)]
+    fn note_cc_state_change(&mut self, now: Time, state: &'static str) {
+        if self.cc_state != Some(state) {
             self.cc_state = Some(state);
             if let Some(h) = self.cc_history.as_mut() {
                 h.push((now, state));
@@ -436,7 +445,9 @@ impl TcpSender {
         }
     }
 
-    #[inline]
+    /// Always inlined: called for every segment sent (the pacing and PRR branches fold away
+    /// for a sender that uses neither).
+    #[inline(always)]
     fn emit(&mut self, now: Time, seq: u64, len: u32, out: &mut Vec<TcpHeader>) {
         out.push(TcpHeader { flags: FLAG_ACK, seq, len, ..Default::default() });
         self.stats.segments_sent += 1;
@@ -486,7 +497,7 @@ impl TcpSender {
     /// The controller's pacing rate, else (with `pacing` on) Linux's internal pacing rate:
     /// cwnd / SRTT scaled by 200% in slow start and 120% in congestion avoidance
     /// (sysctl tcp_pacing_ss_ratio / tcp_pacing_ca_ratio), bytes per second.
-    #[inline]
+    #[inline(always)]
     fn pacing_rate(&self) -> Option<u64> {
         if let Some(r) = self.cc.pacing_rate() {
             return Some(r);
