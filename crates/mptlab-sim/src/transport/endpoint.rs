@@ -126,18 +126,19 @@ impl Outbox {
     }
 
     /// The next undrained header, in the order produced; empties the buffer when done.
+    /// Borrowed, not copied: a copy reads the header in 8-byte words, and the word holding its
+    /// narrow fields (length, flags, SACK count), written a moment before by separate narrow
+    /// stores, then cannot be forwarded from the store buffer and stalls the load.
     #[inline]
-    pub(crate) fn next_header(&mut self) -> Option<TcpHeader> {
-        match self.headers.get(self.next_header) {
-            Some(h) => {
-                self.next_header += 1;
-                Some(*h)
-            }
-            None => {
-                self.headers.clear();
-                self.next_header = 0;
-                None
-            }
+    pub(crate) fn next_header(&mut self) -> Option<&TcpHeader> {
+        let i = self.next_header;
+        if i < self.headers.len() {
+            self.next_header += 1;
+            Some(&self.headers[i])
+        } else {
+            self.headers.clear();
+            self.next_header = 0;
+            None
         }
     }
 

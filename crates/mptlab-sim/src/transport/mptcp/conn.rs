@@ -195,11 +195,12 @@ impl Endpoint for MptcpConn {
     // copied out of each call.
     #[inline(always)]
     fn poll_transmit(&mut self, now: Time, out: &mut Outbox, bodies: &mut Bodies, next: Handle) -> Option<Transmit> {
+        let (path, from) = (out.path, out.from);
         if let Some(hdr) = out.next_header() {
-            let epoch = self.rcv.subs[out.path as usize].epoch;
+            let epoch = self.rcv.subs[path as usize].epoch;
             let size = hdr.len + TCP_HEADER_BYTES + DSS_ACK_BYTES;
-            let packet = Packet { epoch, size, sent_at: now, ..Packet::from_tcp(&hdr, bodies, next) };
-            return Some(Transmit { path: out.path, from: out.from, packet });
+            let packet = Packet { epoch, size, sent_at: now, ..Packet::from_tcp(hdr, bodies, next) };
+            return Some(Transmit { path, from, packet });
         }
         let Some(seg) = out.next_seg() else {
             self.push_wakes(now, out);

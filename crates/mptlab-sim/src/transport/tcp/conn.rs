@@ -107,7 +107,7 @@ impl Endpoint for TcpConn {
             return None;
         };
         let size = hdr.len + TCP_HEADER_BYTES;
-        let packet = Packet { size, sent_at: now, ..Packet::from_tcp(&hdr, bodies, next) };
+        let packet = Packet { size, sent_at: now, ..Packet::from_tcp(hdr, bodies, next) };
         Some(Transmit { path: out.path, from: out.from, packet })
     }
 

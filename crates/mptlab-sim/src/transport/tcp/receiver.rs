@@ -104,24 +104,31 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, flags: u8, out: &mut Vec<TcpHeader>) {
-        let mut h = TcpHeader { flags: FLAG_ACK | flags, ack: self.rcv_nxt, wnd: self.window(), ..Default::default() };
-        if self.sack && !self.ooo.is_empty() {
-            let mut n = 0usize;
-            for k in 0..self.nrecent {
-                let Some((s, e)) = self.range_containing(self.recent[k]) else { continue };
-                let blk = SackBlock { start: s, end: e };
-                if !h.sack[..n].contains(&blk) {
-                    h.sack[n] = blk;
-                    n += 1;
-                }
-            }
-            h.nsack = n as u8;
-        }
+        let (sack, nsack) = if self.sack && !self.ooo.is_empty() { self.sack_blocks() } else { Default::default() };
+        let wnd = self.window();
         self.pending = 0;
         self.ack_at = None;
-        self.last_wnd = h.wnd;
+        self.last_wnd = wnd;
         self.stats.acks_sent += 1;
-        out.push(h);
+        // One expression at the push, so the header is written into the buffer in place
+        // rather than built beside it and copied (see `Outbox::next_header`).
+        out.push(TcpHeader { flags: FLAG_ACK | flags, ack: self.rcv_nxt, wnd, sack, nsack, ..Default::default() });
+    }
+
+    /// The SACK blocks of an ACK (RFC 2018 §4): the block holding the most recently received
+    /// segment first, then the most recently reported others, each once.
+    fn sack_blocks(&self) -> ([SackBlock; MAX_SACK_BLOCKS], u8) {
+        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let mut n = 0usize;
+        for k in 0..self.nrecent {
+            let Some((s, e)) = self.range_containing(self.recent[k]) else { continue };
+            let blk = SackBlock { start: s, end: e };
+            if !sack[..n].contains(&blk) {
+                sack[n] = blk;
+                n += 1;
+            }
+        }
+        (sack, n as u8)
     }
 
     fn insert_out_of_order(&mut self, s: u64, e: u64) {
