@@ -147,6 +147,10 @@ impl Simulation {
             self.dispatch(now, ev);
         }
         self.queue.advance_to(until);
+        // Metrics recorded in batches are complete whenever the caller can read them.
+        for flow in &mut self.flows {
+            flow.metrics.settle();
+        }
     }
 
     /// Clock ticks per event class so far (feature `event-profile`).

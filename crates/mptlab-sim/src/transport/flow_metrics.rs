@@ -37,7 +37,19 @@ impl MpMetrics {
     }
 }
 
+/// Arrivals a flow buffers before recording them (`PacketDelays::pending`).
+const PENDING: usize = 32;
+
 /// Per-packet distributions of a detailed flow's data packets at the receiver.
+///
+/// Arrivals are recorded in batches: each one is appended to `pending` (one store next to the
+/// last), and every `PENDING` arrivals, or when the simulation settles its metrics
+/// (`FlowMetrics::settle`, at the end of every `Simulation::advance`), the batch goes through the
+/// estimators in arrival order. The results are those of recording each arrival at once (same
+/// samples, same order, same floating-point sums); what changes is that the histograms' and
+/// running statistics' lines are touched once per batch instead of once per packet, between
+/// which the packets of a fast flow had pushed them out of the first-level cache. W1 and W2
+/// spent 13-15 % of their time on these metrics recorded one by one.
 #[derive(Default)]
 pub struct PacketDelays {
     /// RFC 3550 jitter, when the run asks for flow jitter (`metrics.jitter`).
@@ -47,6 +59,35 @@ pub struct PacketDelays {
     /// Time between consecutive data packet arrivals at the receiver (ns).
     pub interarrival: LogHistogram,
     pub last_data_arrival: Option<Time>,
+    /// (send time, arrival time) of arrivals not yet recorded, oldest first.
+    pending: [(Time, Time); PENDING],
+    npending: usize,
+}
+
+impl PacketDelays {
+    #[inline]
+    fn push(&mut self, sent_at: Time, now: Time) {
+        self.pending[self.npending] = (sent_at, now);
+        self.npending += 1;
+        if self.npending == PENDING {
+            self.record_pending();
+        }
+    }
+
+    /// Record the buffered arrivals, oldest first.
+    #[inline(never)]
+    fn record_pending(&mut self) {
+        for &(sent_at, now) in &self.pending[..self.npending] {
+            if let Some(j) = &mut self.jitter {
+                j.on_packet(sent_at, now);
+            }
+            self.owd.record(now - sent_at);
+            if let Some(last) = self.last_data_arrival.replace(now) {
+                self.interarrival.record(now - last);
+            }
+        }
+        self.npending = 0;
+    }
 }
 
 /// Per-flow measurements, aggregated online. `repr(C)`: what every packet touches (the sent
@@ -71,16 +112,19 @@ pub struct FlowMetrics {
 }
 
 impl FlowMetrics {
-    /// A data packet sent at `sent_at` reached the receiver at `now`.
+    /// A data packet sent at `sent_at` reached the receiver at `now` (recorded in a batch, see
+    /// `PacketDelays`; `settle` before reading the delays).
     #[inline]
     pub fn on_data_arrival(&mut self, sent_at: Time, now: Time) {
-        let Some(d) = &mut self.delays else { return };
-        if let Some(j) = &mut d.jitter {
-            j.on_packet(sent_at, now);
+        if let Some(d) = &mut self.delays {
+            d.push(sent_at, now);
         }
-        d.owd.record(now - sent_at);
-        if let Some(last) = d.last_data_arrival.replace(now) {
-            d.interarrival.record(now - last);
+    }
+
+    /// Record what is buffered, so that the delays hold every arrival so far.
+    pub fn settle(&mut self) {
+        if let Some(d) = &mut self.delays {
+            d.record_pending();
         }
     }
 
