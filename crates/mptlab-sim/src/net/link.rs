@@ -183,9 +183,7 @@ impl Link {
 
     /// Put the packet on the wire starting at `tx_start`; returns when its transmission ends.
     /// The channel's loss decision is drawn now and applied when the packet would arrive.
-    /// Always inlined: every packet of a drop-tail link passes here once, and as a call its
-    /// prologue and epilogue cost W6 about 2 % of its instructions.
-    #[inline(always)]
+    #[inline]
     fn transmit(&mut self, now: Time, handle: Handle, size: u32, proto: Proto, group: u16, tx_start: Time) -> Time {
         let tx_end = self.tx.send(tx_start, size);
         self.counters.transmitted += 1;
