@@ -1,16 +1,21 @@
 //! The event queue: pending events ordered by (time, insertion sequence), so events at equal
 //! times run first-in first-out. Two exact implementations with the same order, chosen by the
-//! size of the run (`EventQueue::for_entities`):
+//! number of entities (flows, links) that keep events due soon (`EventQueue::for_entities`;
+//! the simulation counts them, `sim/build.rs`):
 //!
-//! - `BinaryQueue` (`binary.rs`), a binary heap: best with few pending events (one or a few
-//!   flows: W1–W4), where it stays in cache and its pops predict well.
-//! - `RadixQueue` (`radix.rs`), a radix heap: best with thousands (W5's 12,000 devices, W6's
-//!   1,000 flows), where a binary heap's pops walk ~16 levels of cold memory.
+//! - `BinaryQueue` (`binary.rs`), a binary heap: best with few such events (one or a few
+//!   flows: W1–W4; W6's 1,000 unpaced bulk flows, whose own events are far-off timers), where
+//!   it stays in cache, its pops predict well and a new event that is due first settles at
+//!   the root at once.
+//! - `RadixQueue` (`radix.rs`), a radix heap: best with thousands (W5's 12,000 devices, each
+//!   writing every 8 ms), where a binary heap's pops walk ~16 levels of cold memory.
 //!
 //! Measured on the bench workloads with both built into the same simulator (interleaved wall
 //! times of 20–30 s runs): W4 1.78 s with the binary heap against 1.94 s with the radix heap;
-//! W1–W3 level within noise; W6 (5 s) 1.31 s against 1.03 s; W5 (1 s) 0.80–0.99 s against
-//! 0.59–0.61 s. The switch point, `RADIX_FROM` entities, lies between W2 (14) and W6 (1,002).
+//! W1–W3 level within noise; W5 (1 s) 0.80–0.99 s against 0.59–0.61 s. W6 (5 s) took 1.31 s
+//! against 1.03 s when it counted its 1,002 flows and links; since the binary heap's pop
+//! leaves its root vacant for the next event, W6 runs 1.11x faster on it (plain pairs,
+//! 2026-11-28), and its flows no longer count. The switch point is `RADIX_FROM`.
 //! Which one runs never changes a result: both pop in exactly the same order
 //! (`tests` below checks them against each other).
 
@@ -52,7 +57,7 @@ impl<E: Copy> EventQueue<E> {
         EventQueue::Binary(BinaryQueue::new())
     }
 
-    /// The queue suited to a run of `entities` flows and link directions.
+    /// The queue suited to a run with `entities` flows and links that keep events due soon.
     pub fn for_entities(entities: usize) -> Self {
         if entities >= RADIX_FROM {
             EventQueue::Radix(Box::default())
