@@ -77,6 +77,11 @@ impl LinkGroups {
         }
     }
 
+    /// The counters and wire bins of a run's only group, given whole.
+    pub fn single(counts: GroupCounts, wire: IntervalBins) -> Self {
+        LinkGroups { groups: vec![GroupMeter { counts, wire }] }
+    }
+
     pub fn len(&self) -> usize {
         self.groups.len()
     }

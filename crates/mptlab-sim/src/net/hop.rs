@@ -16,6 +16,7 @@ use super::packet::Proto;
 use super::wifi::{MacCounters, WifiDirection};
 use crate::metrics::{LinkGroups, QueueStats, WireMeter};
 use mptlab_engine::{Handle, RngStream, Time};
+use std::borrow::Cow;
 
 // The point-to-point link stays inline: it is the packet path of every wired hop (one
 // indirection per packet per hop otherwise); the Wi-Fi direction, accounting only, is boxed.
@@ -103,10 +104,11 @@ impl Hop {
         }
     }
 
-    /// Per-group counters and wire bins, on a detailed link of a run with flow groups.
-    pub fn groups(&self) -> Option<&LinkGroups> {
+    /// Per-group counters and wire bins, on a detailed link of a run with flow groups
+    /// (`Link::group_view`).
+    pub fn groups(&self) -> Option<Cow<'_, LinkGroups>> {
         match self {
-            Hop::PointToPoint(l) => l.groups.as_deref(),
+            Hop::PointToPoint(l) => l.group_view(),
             Hop::Wifi(_) => None,
         }
     }

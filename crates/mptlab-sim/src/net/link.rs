@@ -53,8 +53,9 @@ use super::pipe::Pipe;
 use super::queue::{over_limit, Fifo, Qdisc, Queued};
 use super::rate_meter::RateMeter;
 use super::transmitter::Transmitter;
-use crate::metrics::{LinkGroups, QueueStats, WireMeter};
+use crate::metrics::{GroupCounts, LinkGroups, QueueStats, WireMeter};
 use mptlab_engine::{Handle, RngStream, StreamId, Time};
+use std::borrow::Cow;
 
 /// Stream kind of a RED queue's random stream (seeded from the link's stream).
 const STREAM_RED: u64 = 0x0072_6564; // "red"
@@ -108,8 +109,13 @@ pub struct Link {
     pub delay: Time,
     tx: Transmitter,
     limit: QueueLimit,
-    /// Per-group counters and wire bins (detailed links of a run with flow groups only).
+    /// Per-group counters and wire bins (detailed links of a run with two or more flow groups
+    /// only; with one, `group_view` derives them from the link's totals).
     pub groups: Option<Box<LinkGroups>>,
+    /// A detailed link of a run with exactly one flow group (and so no tunnel, which is a group
+    /// of its own): every packet is that group's, so its counts are the link's totals and no
+    /// packet pays for counting them twice.
+    one_group: bool,
     pipe: Pipe,
     pub counters: LinkCounters,
     loss: LossModel,
@@ -129,8 +135,9 @@ pub struct Link {
 }
 
 impl Link {
-    /// `detailed`: keep the wire-throughput series (else stream its statistics) and, when
-    /// `groups` > 0, count per flow group (packets carry their group index).
+    /// `detailed`: keep the wire-throughput series (else stream its statistics) and the counts
+    /// of each of the run's `groups` flow groups (packets carry their group index; see
+    /// `group_view`).
     pub fn new(spec: &LinkSpec, mut rng: RngStream, interval: Time, duration: Time, detailed: bool, groups: usize) -> Self {
         let qdisc_rng = match spec.queue {
             QueueSpec::Red { .. } => RngStream::new(rng.next_u64(), StreamId::new(STREAM_RED, 0)),
@@ -151,13 +158,30 @@ impl Link {
             counters: LinkCounters::default(),
             stats: if detailed { QueueStats::new() } else { QueueStats::without_histogram() },
             wire: if detailed { WireMeter::series(interval, duration) } else { WireMeter::streaming(interval, duration) },
-            groups: (detailed && groups > 0).then(|| Box::new(LinkGroups::new(groups, interval, duration))),
+            groups: (detailed && groups > 1).then(|| Box::new(LinkGroups::new(groups, interval, duration))),
+            one_group: detailed && groups == 1,
             scratch: Vec::new(),
             up: true,
             rate_meter: RateMeter::default(),
             capacity: None,
             capacity_next: None,
         }
+    }
+
+    /// Per-group counters and wire bins, on a detailed link: counted per packet when the run
+    /// has several flow groups, else the link's own totals, which are then the one group's
+    /// (the same numbers: `LinkGroups` counts by the link's rules).
+    pub fn group_view(&self) -> Option<Cow<'_, LinkGroups>> {
+        if let Some(g) = &self.groups {
+            return Some(Cow::Borrowed(g));
+        }
+        let WireMeter::Series([a, b]) = &self.wire else { return None };
+        self.one_group.then(|| {
+            let c = &self.counters;
+            let drops = c.queue_drops + c.channel_drops + c.down_drops;
+            let counts = GroupCounts { offered: c.offered, packets: c.transmitted, bytes: c.transmitted_bytes, drops };
+            Cow::Owned(LinkGroups::single(counts, a.plus(b)))
+        })
     }
 
     /// The transmission rate in force.
