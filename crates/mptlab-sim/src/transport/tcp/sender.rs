@@ -144,7 +144,7 @@ impl TcpSender {
             write_end: 0,
             unlimited: false,
             snd_wnd: cfg.recv_buffer,
-            sb: Scoreboard::new(samples),
+            sb: Scoreboard::new(),
             dup_sacked: 0,
             dupacks: 0,
             rto_at: None,
@@ -712,7 +712,7 @@ impl TcpSender {
             self.update_prr(delivered_data);
         }
 
-        let rate = self.rate.on_ack(now, d.bytes, d.newest_tx(), self.sb.lost_total, self.rtt.min_rtt());
+        let rate = self.rate.on_ack(now, d.bytes, d.newest_tx, self.sb.lost_total, self.rtt.min_rtt());
         let in_flight = self.in_flight();
         let cwnd = self.cc.window();
         let slow_start = cwnd < self.cc.ssthresh();
