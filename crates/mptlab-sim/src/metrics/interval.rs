@@ -70,14 +70,17 @@ impl IntervalBins {
     pub fn duration(&self) -> Time {
         self.duration
     }
-    /// Bytes per bin.
     /// The bin-by-bin sum of two series of the same bins.
     pub fn plus(&self, other: &IntervalBins) -> IntervalBins {
         assert_eq!((self.interval, self.duration), (other.interval, other.duration), "IntervalBins::plus: different bins");
-        let bins = self.bins.iter().zip(&other.bins).map(|(a, b)| a + b).collect();
-        IntervalBins { bins, ..self.clone() }
+        let mut sum = self.clone();
+        for (s, o) in sum.bins.iter_mut().zip(&other.bins) {
+            *s += o;
+        }
+        sum
     }
 
+    /// Bytes per bin.
     pub fn bins(&self) -> &[u64] {
         &self.bins
     }

@@ -311,12 +311,20 @@ impl WireMeter {
     pub fn total_summary(&self) -> Stats {
         match self {
             WireMeter::Series([a, b]) => {
-                let total: Vec<f64> = (0..a.bins().len())
-                    .map(|k| (a.bins()[k] + b.bins()[k]) as f64 * 8.0 / (a.bin_len(k) as f64 / NS_PER_S) / 1e6)
-                    .collect();
+                let t = a.plus(b);
+                let total: Vec<f64> =
+                    (0..t.bins().len()).map(|k| t.bins()[k] as f64 * 8.0 / (t.bin_len(k) as f64 / NS_PER_S) / 1e6).collect();
                 Stats::from_samples(&total)
             }
             WireMeter::Streaming(s) => s.total_summary(),
+        }
+    }
+
+    /// Bytes of all protocols together per interval, when the series are kept.
+    pub fn total_bins(&self) -> Option<IntervalBins> {
+        match self {
+            WireMeter::Series([a, b]) => Some(a.plus(b)),
+            WireMeter::Streaming(_) => None,
         }
     }
 

@@ -175,13 +175,13 @@ impl Link {
         if let Some(g) = &self.groups {
             return Some(Cow::Borrowed(g));
         }
-        let WireMeter::Series([a, b]) = &self.wire else { return None };
-        self.one_group.then(|| {
-            let c = &self.counters;
-            let drops = c.queue_drops + c.channel_drops + c.down_drops;
-            let counts = GroupCounts { offered: c.offered, packets: c.transmitted, bytes: c.transmitted_bytes, drops };
-            Cow::Owned(LinkGroups::single(counts, a.plus(b)))
-        })
+        if !self.one_group {
+            return None;
+        }
+        let c = &self.counters;
+        let drops = c.queue_drops + c.channel_drops + c.down_drops;
+        let counts = GroupCounts { offered: c.offered, packets: c.transmitted, bytes: c.transmitted_bytes, drops };
+        Some(Cow::Owned(LinkGroups::single(counts, self.wire.total_bins()?)))
     }
 
     /// The transmission rate in force.
