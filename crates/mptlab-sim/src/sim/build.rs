@@ -10,7 +10,7 @@ use crate::apps::{App, AppSpec};
 use crate::cc::{CcParams, CongestionControl};
 use crate::metrics::{active_bins, RateMeter};
 use crate::net::{Hop, RouteTable, WifiDirection};
-use crate::spec::RunSpec;
+use crate::spec::{FlowSpec, RunSpec};
 use crate::transport::endpoint::{End, Endpoint, Outbox, CONN_SLOTS, SLOTS_PER_PATH};
 use crate::transport::spec::TransportSpec;
 use crate::transport::tunnel::Tunnel;
@@ -184,7 +184,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
 /// CUBIC 1.03x; with BBR (paced, a pacing event per flow every few microseconds) 0.95x, and
 /// W5's CBR devices 0.73x (12,000), 0.86x (600).
 fn busy_entities(spec: &RunSpec) -> usize {
-    let quiet = |f: &crate::spec::FlowSpec| match &f.transport {
+    let quiet = |f: &FlowSpec| match &f.transport {
         TransportSpec::Tcp(t) if matches!(f.app, AppSpec::Bulk) && !t.config.pacing => {
             let params = CcParams { mss: t.config.mss, initial_cwnd_segments: t.config.initial_cwnd_segments };
             t.cc.build(params).pacing_rate().is_none()
