@@ -198,6 +198,7 @@ mod tests {
                     lost: 0,
                     rtt: self.rtt,
                 }),
+                prior_delivered: Some(prior_delivered),
             };
             self.bbr.on_ack(&ev);
             self.ccid5.on_ack(&ev);

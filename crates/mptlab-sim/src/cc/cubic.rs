@@ -394,6 +394,13 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    /// Counts rounds with `AckEvent::prior_delivered` and reads no other part of a rate sample.
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
+    fn counts_rounds(&self) -> bool {
+        true
+    }
     fn on_packet_sent(&mut self, _now: Time, bytes: u32, in_flight: u64) {
         // Restarting into an empty pipe after idle (Linux CA_EVENT_TX_START): the idle time since
         // the last ACK is application-limited (§5.8), unless a period is already open.
@@ -567,6 +574,7 @@ mod tests {
                 mss: MSS,
                 delivered_total: self.delivered,
                 rate: Some(RateSample { prior_delivered: prior, delivered: self.delivered - prior, rtt, ..Default::default() }),
+                prior_delivered: Some(prior),
                 ..Default::default()
             });
         }

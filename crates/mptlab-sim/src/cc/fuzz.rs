@@ -369,6 +369,8 @@ impl Conn {
                     delivered_total: self.delivered,
                     lost_total: self.lost,
                     rate: rate.filter(|_| !self.strip_rate),
+                    // Withheld with the samples from a controller that does not count rounds.
+                    prior_delivered: rate.map(|r| r.prior_delivered).filter(|_| !self.strip_rate || cc.counts_rounds()),
                 });
             }
             Op::CongestionEvent => {
@@ -548,9 +550,10 @@ fn same_without_rate_samples(name: &str, case: &Case) -> Result<(), String> {
     Ok(())
 }
 
-/// `reads_rate_samples() == false` is a promise a transport relies on (QUIC then keeps no
-/// delivery-rate snapshots): every controller that makes it behaves the same when its ACKs
-/// carry no rate samples.
+/// `reads_rate_samples() == false` is a promise the transports rely on (TCP then keeps no
+/// transmission state beside its scoreboard's records, QUIC no delivery-rate snapshots unless
+/// the controller `counts_rounds`): every controller that makes it behaves the same when its
+/// ACKs carry no rate samples, and also without `prior_delivered` when it does not count rounds.
 #[test]
 fn controllers_that_do_not_read_rate_samples_ignore_them() {
     let mut checked = Vec::new();
@@ -566,7 +569,7 @@ fn controllers_that_do_not_read_rate_samples_ignore_them() {
             panic!("`{name}` says it does not read rate samples, but: {e}");
         }
     }
-    for name in ["reno", "newreno", "lia", "olia", "balia", "blp-adaptive", "ccid2"] {
+    for name in ["reno", "newreno", "lia", "olia", "balia", "blp-adaptive", "ccid2", "cubic", "vegas", "wvegas"] {
         assert!(checked.contains(&name), "`{name}` no longer skips rate samples (checked: {checked:?})");
     }
 }

@@ -29,9 +29,10 @@
 //! Interpretations (where RFC 9406 leaves a choice):
 //! - Rounds: §4.2 delimits a round by `windowEnd = SND.NXT` at its start; it ends when an ACK
 //!   covers windowEnd. Here the same boundary comes from the delivered counter, as BBR counts
-//!   rounds: a round ends when an ACK delivers a segment sent after it began, i.e. when the rate
-//!   sample's `prior_delivered` reaches C.delivered as it was at the round's start. ACKs without
-//!   a rate sample (nothing newly delivered) never end a round.
+//!   rounds: a round ends when an ACK delivers a segment sent after it began, i.e. when the
+//!   ACK's `prior_delivered` (C.delivered at the send of the newest segment it delivered, a rate
+//!   sample's `prior_delivered`) reaches C.delivered as it was at the round's start
+//!   (`AckEvent::round_ended`). ACKs that newly deliver nothing never end a round.
 //! - RTT samples: `AckEvent::rtt_sample` (one per ACK, Karn's rule applied by the transport);
 //!   an ACK without one does not count towards rttSampleCount.
 //! - Order within an ACK: the round boundary is handled first (so the sample that ends a round
@@ -145,19 +146,17 @@ impl HyStart {
             return Phase::Done;
         }
         // Round boundary (§4.2 "at the start of each round").
-        if let Some(rs) = ev.rate {
-            if rs.prior_delivered >= self.round_end {
-                self.round_end = ev.delivered_total;
-                self.rounds += 1;
-                self.last_round_min_rtt = self.current_round_min_rtt;
-                self.current_round_min_rtt = None;
-                self.rtt_sample_count = 0;
-                if self.phase == Phase::Css {
-                    self.css_rounds += 1;
-                    if self.css_rounds >= CSS_ROUNDS {
-                        self.phase = Phase::Done;
-                        return Phase::Done;
-                    }
+        if ev.round_ended(self.round_end) {
+            self.round_end = ev.delivered_total;
+            self.rounds += 1;
+            self.last_round_min_rtt = self.current_round_min_rtt;
+            self.current_round_min_rtt = None;
+            self.rtt_sample_count = 0;
+            if self.phase == Phase::Css {
+                self.css_rounds += 1;
+                if self.css_rounds >= CSS_ROUNDS {
+                    self.phase = Phase::Done;
+                    return Phase::Done;
                 }
             }
         }
@@ -202,6 +201,7 @@ mod tests {
             rtt_sample: Some(rtt_ms * MILLISECOND),
             delivered_total,
             rate: Some(RateSample { prior_delivered: prior, ..Default::default() }),
+            prior_delivered: Some(prior),
             ..Default::default()
         }
     }

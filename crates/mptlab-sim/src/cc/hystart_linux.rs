@@ -19,8 +19,8 @@
 //!
 //! Interpretations:
 //! - Rounds: Linux starts a round when `snd_una` passes `end_seq` (the `snd_nxt` of the last
-//!   reset); here, as in `hystart.rs`, when an ACK's rate sample has `prior_delivered` at or
-//!   beyond C.delivered as it was at the round's start.
+//!   reset); here, as in `hystart.rs`, when an ACK's `prior_delivered` is at or beyond
+//!   C.delivered as it was at the round's start (`AckEvent::round_ended`).
 //! - `hystart_ack_delay()` (an allowance for GSO bursts and pacing, at most 1 ms) is 0: the
 //!   simulated sender emits segments one by one and does not pace CUBIC.
 //! - After a retransmission timeout Linux resets CUBIC (`bictcp_reset`: `found` and `delay_min`
@@ -94,11 +94,7 @@ impl LinuxHyStart {
         if cwnd_segments < LOW_WINDOW {
             return None;
         }
-        let new_round = match (self.round_end, ev.rate) {
-            (None, _) => true,
-            (Some(end), Some(rs)) => rs.prior_delivered >= end,
-            (Some(_), None) => false,
-        };
+        let new_round = self.round_end.is_none_or(|end| ev.round_ended(end));
         if new_round {
             self.round_end = Some(ev.delivered_total);
             self.round_start = ev.now;
@@ -140,6 +136,7 @@ mod tests {
             rtt_sample: Some(rtt_ms * MILLISECOND),
             delivered_total,
             rate: Some(RateSample { prior_delivered: prior, ..Default::default() }),
+            prior_delivered: Some(prior),
             ..Default::default()
         }
     }

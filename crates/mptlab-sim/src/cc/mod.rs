@@ -133,6 +133,22 @@ pub struct AckEvent {
     pub lost_total: u64,
     /// The delivery-rate sample of this ACK, if it newly delivered data.
     pub rate: Option<RateSample>,
+    /// C.delivered when the most recently sent segment this ACK newly delivered was sent (the
+    /// rate sample's `prior_delivered`); None when it newly delivered nothing. Controllers count
+    /// round trips with it (`round_ended`). Unlike `rate` it is there for every controller that
+    /// counts rounds, so that one need not read rate samples to do so.
+    pub prior_delivered: Option<u64>,
+}
+
+impl AckEvent {
+    /// A round trip that began when C.delivered was `round_start` has ended: this ACK newly
+    /// delivered a segment sent after it began (RFC 9406 §4.2's windowEnd, in delivered bytes;
+    /// draft-cheng-iccrg-delivery-rate-estimation's round counting). An ACK that newly delivered
+    /// nothing never ends a round.
+    #[inline]
+    pub fn round_ended(&self, round_start: u64) -> bool {
+        self.prior_delivered.is_some_and(|p| p >= round_start)
+    }
 }
 
 /// A loss event: entering fast recovery, or a retransmission timeout.
@@ -217,6 +233,13 @@ pub trait CongestionControl {
     /// is the safe answer; the fuzz harness checks every controller that says false.
     fn reads_rate_samples(&self) -> bool {
         true
+    }
+    /// Reads `AckEvent::prior_delivered` (counts round trips) without reading rate samples:
+    /// a transport that leaves out the snapshots behind rate samples must still give it the
+    /// C.delivered of each packet's transmission. The fuzz harness checks every controller that
+    /// says false for both.
+    fn counts_rounds(&self) -> bool {
+        false
     }
 }
 

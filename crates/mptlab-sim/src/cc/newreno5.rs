@@ -313,6 +313,7 @@ mod tests {
                 mss: MSS,
                 delivered_total: self.delivered * m,
                 rate: Some(RateSample { prior_delivered: prior * m, delivered: m, ..Default::default() }),
+                prior_delivered: Some(prior * m),
                 ..Default::default()
             });
         }
@@ -444,6 +445,7 @@ mod tests {
             cwnd_limited: false,
             delivered_total: m,
             rate: Some(RateSample { prior_delivered: 0, ..Default::default() }),
+            prior_delivered: Some(0),
             ..Default::default()
         });
         assert_eq!((c.window_packets(), c.rounds()), (1, 1));

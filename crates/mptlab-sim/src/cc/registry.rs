@@ -184,6 +184,9 @@ macro_rules! controllers {
             fn reads_rate_samples(&self) -> bool {
                 $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.reads_rate_samples())
             }
+            fn counts_rounds(&self) -> bool {
+                $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.counts_rounds())
+            }
             fn cap_round(&mut self, now: Time, packets: u32) {
                 $crate::cc::registry::controllers!(@each self, [$($dv)*], c => c.cap_round(now, packets))
             }

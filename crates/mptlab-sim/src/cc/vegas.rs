@@ -36,11 +36,11 @@
 //!
 //! Interpretations (each a choice where the paper, Linux and this simulator differ):
 //! - Rounds. Linux starts a round at snd_nxt and ends it on the first ACK beyond it. The
-//!   controller sees no sequence numbers; it uses the delivery-rate sample instead, as BBR does
+//!   controller sees no sequence numbers; it counts delivered bytes instead, as BBR does
 //!   (draft-cardwell-iccrg-bbr-congestion-control §4.1.1.3): a round that started when
-//!   C.delivered was D ends with the first ACK whose sample has prior_delivered ≥ D, i.e. the
-//!   first ACK of a segment sent after the round began. An ACK without a rate sample (nothing
-//!   newly delivered) never ends a round.
+//!   C.delivered was D ends with the first ACK whose `prior_delivered` (a rate sample's, given
+//!   without the rest of the sample) is ≥ D, i.e. the first ACK of a segment sent after the
+//!   round began (`AckEvent::round_ended`). An ACK that newly delivers nothing never ends a round.
 //! - RTT samples are `AckEvent::rtt_sample` (Karn-filtered by the transport), one per ACK as in
 //!   Linux's `pkts_acked`. Linux adds 1 µs so that no RTT is zero; here a sample is at least 1 ns.
 //!   BaseRTT is the all-time minimum (Linux also resets it when it restarts from idle,
@@ -291,6 +291,13 @@ impl Vegas {
 }
 
 impl CongestionControl for Vegas {
+    /// Counts rounds with `AckEvent::prior_delivered` and reads no other part of a rate sample.
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
+    fn counts_rounds(&self) -> bool {
+        true
+    }
     fn on_packet_sent(&mut self, _now: Time, bytes: u32, in_flight: u64) {
         // Sending into an empty pipe: an idle restart (Linux CA_EVENT_TX_START).
         if in_flight <= bytes as u64 {
@@ -318,7 +325,7 @@ impl CongestionControl for Vegas {
         if !self.in_slow_start() && ev.cwnd_limited {
             self.reno_bytes_acked = self.reno_bytes_acked.saturating_add(ev.bytes_acked);
         }
-        let round_ends = ev.rate.is_some_and(|rs| rs.prior_delivered >= self.round_start_delivered);
+        let round_ends = ev.round_ended(self.round_start_delivered);
         if round_ends {
             self.end_round(ev);
         } else if self.in_slow_start() && self.ss_grow {
@@ -429,6 +436,7 @@ mod tests {
                 cwnd_limited,
                 delivered_total: self.delivered,
                 rate: Some(rate),
+                prior_delivered: Some(rate.prior_delivered),
                 ..Default::default()
             });
         }
@@ -635,6 +643,7 @@ mod tests {
                     rtt: now - p.sent,
                     ..Default::default()
                 }),
+                prior_delivered: Some(p.prior_delivered),
                 ..Default::default()
             });
             if now >= warmup {

@@ -128,6 +128,7 @@ impl Path {
             delivered_total,
             lost_total: 0,
             rate,
+            prior_delivered: rate.map(|r| r.prior_delivered),
         };
         self.delivered = delivered_total;
         self.bbr.on_ack(&ev);

@@ -139,6 +139,7 @@ impl Path {
             delivered_total: self.delivered,
             lost_total: self.lost,
             rate: Some(rs),
+            prior_delivered: Some(rs.prior_delivered),
         };
         self.on_ack(&ev);
     }
@@ -233,8 +234,10 @@ impl Path {
                 lost: 0,
                 rtt: self.min_rtt,
             }),
+            prior_delivered: None,
         };
         f(&mut ev, self);
+        ev.prior_delivered = ev.rate.map(|r| r.prior_delivered);
         self.delivered = ev.delivered_total;
         self.lost = ev.lost_total;
         self.on_ack(&ev);

@@ -163,6 +163,9 @@ impl CongestionControl for Coupled {
     fn reads_rate_samples(&self) -> bool {
         self.coupled.reads_rate_samples() || self.path.as_ref().is_some_and(|p| p.reads_rate_samples())
     }
+    fn counts_rounds(&self) -> bool {
+        self.coupled.counts_rounds() || self.path.as_ref().is_some_and(|p| p.counts_rounds())
+    }
     fn on_packet_sent(&mut self, now: Time, bytes: u32, in_flight: u64) {
         self.coupled.on_packet_sent(now, bytes, in_flight);
         if let Some(p) = self.path.as_mut() {

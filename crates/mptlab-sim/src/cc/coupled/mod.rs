@@ -391,6 +391,9 @@ impl CongestionControl for CoupledAlgo {
     fn reads_rate_samples(&self) -> bool {
         dispatch!(self, c => c.reads_rate_samples())
     }
+    fn counts_rounds(&self) -> bool {
+        dispatch!(self, c => c.counts_rounds())
+    }
     fn on_packet_sent(&mut self, now: Time, bytes: u32, in_flight: u64) {
         dispatch!(self, c => c.on_packet_sent(now, bytes, in_flight))
     }

@@ -473,6 +473,7 @@ impl Rounds {
             cwnd_limited: true,
             delivered_total: self.delivered,
             rate: Some(rate),
+            prior_delivered: Some(rate.prior_delivered),
             ..Default::default()
         });
     }
@@ -674,6 +675,7 @@ fn bbr_pacing_send_quantum_and_recovery_pass_through_a_composite() {
             bytes_delivered: M,
             delivered_total: delivered,
             rate: Some(rate),
+            prior_delivered: Some(rate.prior_delivered),
             ..ack(M, 10 * MS)
         });
     }

@@ -35,7 +35,7 @@
 //!   arriving through the views (`SubflowCcView::rate`, bytes per second; 0 = none). The sum
 //!   includes this subflow's new rate. When no rate is known the weight stays (1 at start).
 //! - Rounds, RTT samples, W and BaseRTT follow `cc/vegas.rs`: a round ends with the first ACK
-//!   whose delivery-rate sample was sent after the round began; BaseRTT is the all-time minimum
+//!   that delivers a segment sent after the round began (`AckEvent::round_ended`); BaseRTT is the all-time minimum
 //!   (kept across restarts); W is the window at the start of the previous round (the one that
 //!   produced the round's RTTs; Linux uses the current window). rtt_r is the round's mean RTT
 //!   (Linux wVegas: `sampled_rtt / cnt_rtt`), unlike Vegas's minimum. x_r = W/rtt_r.
@@ -298,6 +298,13 @@ impl Wvegas {
 
 impl CongestionControl for Wvegas {
     window_answers!();
+    /// Counts rounds with `AckEvent::prior_delivered` and reads no other part of a rate sample.
+    fn reads_rate_samples(&self) -> bool {
+        false
+    }
+    fn counts_rounds(&self) -> bool {
+        true
+    }
 
     fn on_packet_sent(&mut self, _now: Time, bytes: u32, in_flight: u64) {
         // Sending into an empty pipe: an idle restart (see the header).
@@ -327,7 +334,7 @@ impl CongestionControl for Wvegas {
         if !self.w.in_slow_start() && ev.cwnd_limited {
             self.reno_bytes_acked = self.reno_bytes_acked.saturating_add(ev.bytes_acked);
         }
-        let round_ends = ev.rate.is_some_and(|rs| rs.prior_delivered >= self.round_start_delivered);
+        let round_ends = ev.round_ended(self.round_start_delivered);
         if round_ends {
             self.end_round(ev);
         } else if may_grow && self.w.in_slow_start() {

@@ -28,10 +28,11 @@
 //! - a delivery-rate estimator (the TCP one, `transport/tcp/rate.rs`,
 //!   draft-cheng-iccrg-delivery-rate-estimation): `on_packet_sent` takes the delivery state of
 //!   each in-flight packet (`TxState`) by packet number, and the ACK's newest in-flight packet
-//!   yields the `RateSample` BBR, BBRv2, Vegas, wVegas and CUBIC's HyStart read. Controllers
-//!   that read no samples (`CongestionControl::reads_rate_samples`: Reno/NewReno, LIA, OLIA,
-//!   BALIA, blp-adaptive) get None and no snapshots are kept: a 48-byte record per packet in
-//!   flight that nothing would read.
+//!   yields the `RateSample` BBR and BBRv2 read, and the `prior_delivered` with which CUBIC's
+//!   HyStart, Vegas and wVegas count rounds. Controllers that read neither
+//!   (`CongestionControl::reads_rate_samples`, `counts_rounds`: Reno/NewReno, LIA, OLIA, BALIA,
+//!   blp-adaptive) get None and no snapshots are kept: a 48-byte record per packet in flight
+//!   that nothing would read.
 //!
 //! Interpretations:
 //! - Order within one ACK: growth first, then losses (Appendix A.7: OnPacketsAcked before
@@ -146,7 +147,7 @@ impl QuicCongestion {
         assert!(minimum_datagrams >= 1, "the window admits at least one datagram");
         let samples = cc.reads_rate_samples();
         let mut q = Self {
-            snapshots: samples.then(VecDeque::new),
+            snapshots: (samples || cc.counts_rounds()).then(VecDeque::new),
             cc,
             window: 0,
             pacing_rate: None,
@@ -333,6 +334,7 @@ impl QuicCongestion {
             self.cc.on_recovery_exit(now);
             bytes_acked = after_start;
         }
+        let prior_delivered = newest.filter(|_| out.bytes_acked > 0).map(|(tx, _)| tx.delivered);
         let rate = self.rate.on_ack(now, out.bytes_acked, newest, self.lost_total, rtt.min_rtt());
         let cwnd = self.live_window();
         let prior = out.prior_in_flight;
@@ -354,6 +356,7 @@ impl QuicCongestion {
             delivered_total: self.rate.delivered,
             lost_total: self.lost_total,
             rate,
+            prior_delivered,
         });
     }
 

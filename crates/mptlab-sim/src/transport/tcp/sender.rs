@@ -712,7 +712,10 @@ impl TcpSender {
             self.update_prr(delivered_data);
         }
 
-        let rate = self.rate.on_ack(now, d.bytes, d.newest_tx, self.sb.lost_total, self.rtt.min_rtt());
+        let newest = d.newest_tx;
+        // Given to every controller, so that rounds are counted whether or not rate samples are.
+        let prior_delivered = newest.filter(|_| d.bytes > 0).map(|(tx, _)| tx.delivered);
+        let rate = self.rate.on_ack(now, d.bytes, newest, self.sb.lost_total, self.rtt.min_rtt());
         let in_flight = self.in_flight();
         let cwnd = self.cc.window();
         let slow_start = cwnd < self.cc.ssthresh();
@@ -735,6 +738,7 @@ impl TcpSender {
             delivered_total: self.rate.delivered,
             lost_total: self.sb.lost_total,
             rate,
+            prior_delivered,
         });
         self.note_cc_state(now);
 
