@@ -24,14 +24,18 @@ pub const RETRANS: u8 = 4;
 /// Ever retransmitted (Karn's rule: no RTT sample).
 pub const EVER_RETRANS: u8 = 8;
 
+/// A segment's record: 32 bytes, so that an ACK's walk over the records it covers touches as
+/// few lines as it can. The rest of the delivery state at the segment's transmission lives
+/// beside it (`Scoreboard::txs`) only for a controller that reads rate samples.
 #[derive(Clone, Copy, Debug)]
 pub struct SegMeta {
     pub seq: u64,
+    pub sent_at: Time,
+    /// C.delivered at the last transmission (`TxState::delivered`): it picks the segment an
+    /// ACK's rate sample is taken from.
+    pub delivered: u64,
     pub len: u32,
     pub flags: u8,
-    pub sent_at: Time,
-    /// Delivery state at the last transmission (for rate samples).
-    pub tx: TxState,
 }
 
 impl SegMeta {
@@ -53,9 +57,11 @@ pub struct Delivered {
     pub rtt_sent_at: Option<Time>,
     /// Latest (re)transmission time among newly delivered segments (RACK's xmit_ts).
     pub newest_sent_at: Option<Time>,
-    /// Transmission state and send time of the most recently sent newly delivered segment
-    /// (the one a delivery-rate sample is taken from).
-    pub newest_tx: Option<(TxState, Time)>,
+    /// C.delivered at transmission and send time of the most recently sent newly delivered
+    /// segment (the one a delivery-rate sample is taken from), and its whole transmission state
+    /// when the scoreboard keeps it (`newest_tx`).
+    newest: Option<(u64, Time)>,
+    newest_state: Option<TxState>,
     /// The cumulative ACK covered retransmitted data: Karn's rule (RFC 6298 §3, Linux
     /// `FLAG_RETRANS_DATA_ACKED`) then forbids a sample from the cumulatively acked segments,
     /// since the ACK may have been triggered by the retransmission.
@@ -68,12 +74,14 @@ fn newest(a: Option<Time>, t: Time) -> Option<Time> {
 }
 
 impl Delivered {
+    /// `tx`: the segment's transmission state, when the scoreboard keeps it.
     #[inline]
-    fn add(&mut self, s: &SegMeta, cumulative: bool) {
+    fn add(&mut self, s: &SegMeta, tx: Option<&TxState>, cumulative: bool) {
         self.bytes += s.len as u64;
         self.newest_sent_at = newest(self.newest_sent_at, s.sent_at);
-        if self.newest_tx.is_none_or(|(t, at)| (s.tx.delivered, s.sent_at) >= (t.delivered, at)) {
-            self.newest_tx = Some((s.tx, s.sent_at));
+        if self.newest.is_none_or(|(delivered, at)| (s.delivered, s.sent_at) >= (delivered, at)) {
+            self.newest = Some((s.delivered, s.sent_at));
+            self.newest_state = tx.copied();
         }
         if s.has(EVER_RETRANS) {
             self.cum_covered_retransmission |= cumulative;
@@ -82,6 +90,15 @@ impl Delivered {
         } else {
             self.rtt_sent_at = newest(self.rtt_sent_at, s.sent_at);
         }
+    }
+
+    /// Transmission state and send time of the most recently sent newly delivered segment. Of
+    /// a scoreboard without rate samples (`Scoreboard::new(false)`) only `delivered` is kept;
+    /// the rate estimator then reads nothing else.
+    #[inline]
+    pub fn newest_tx(&self) -> Option<(TxState, Time)> {
+        let (delivered, at) = self.newest?;
+        Some((self.newest_state.unwrap_or(TxState { delivered, ..TxState::default() }), at))
     }
 
     /// The send time to take an RTT sample from, if any (call after all blocks are applied).
@@ -99,6 +116,9 @@ const SHRINK_ABOVE: usize = 64;
 #[derive(Default)]
 pub struct Scoreboard {
     segs: VecDeque<SegMeta>,
+    /// The transmission state of each record of `segs` (same positions), kept only for a
+    /// controller that reads rate samples (`Scoreboard::new(true)`).
+    txs: Option<VecDeque<TxState>>,
     ranges: Vec<(u64, u64)>,
     pub sacked: u64,
     pub lost: u64,
@@ -119,14 +139,16 @@ pub struct Scoreboard {
 impl Scoreboard {
     /// Bytes its segment records and SACK ranges hold (`transport::footprint`).
     pub fn memory_footprint(&self) -> usize {
-        footprint::deque(&self.segs) + footprint::slice(&self.ranges)
+        footprint::deque(&self.segs) + self.txs.as_ref().map_or(0, footprint::deque) + footprint::slice(&self.ranges)
     }
 
     /// Empty: the record ring grows to the largest flight the sender has had. A fixed 1,024
     /// records (72 KB) per sender was mostly untouched, and became resident page by page as the
     /// ring's head walked through it, so memory grew with run length (issue 20: 1,000 flows).
-    pub fn new() -> Self {
-        Self::default()
+    /// `rate_samples`: keep each segment's whole transmission state, for a controller that
+    /// reads delivery-rate samples (`CongestionControl::reads_rate_samples`).
+    pub fn new(rate_samples: bool) -> Self {
+        Self { txs: rate_samples.then(VecDeque::new), ..Self::default() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -153,7 +175,10 @@ impl Scoreboard {
 
     #[inline]
     pub fn push(&mut self, seq: u64, len: u32, now: Time, tx: TxState) {
-        self.segs.push_back(SegMeta { seq, len, flags: 0, sent_at: now, tx });
+        self.segs.push_back(SegMeta { seq, len, flags: 0, sent_at: now, delivered: tx.delivered });
+        if let Some(txs) = &mut self.txs {
+            txs.push_back(tx);
+        }
     }
 
     /// Cut the record ring to twice its use when a quarter of it is in use: it then follows the flight
@@ -165,7 +190,11 @@ impl Scoreboard {
     fn shrink_if_sparse(&mut self) {
         let cap = self.segs.capacity();
         if cap > SHRINK_ABOVE && self.segs.len() < cap / 4 {
-            self.segs.shrink_to((2 * self.segs.len()).max(SHRINK_ABOVE));
+            let keep = (2 * self.segs.len()).max(SHRINK_ABOVE);
+            self.segs.shrink_to(keep);
+            if let Some(txs) = &mut self.txs {
+                txs.shrink_to(keep);
+            }
         }
     }
 
@@ -181,10 +210,11 @@ impl Scoreboard {
                 break;
             }
             let s = self.segs.pop_front().expect("front exists");
+            let tx = self.txs.as_mut().and_then(VecDeque::pop_front);
             if s.has(SACKED) {
                 self.sacked -= s.len as u64;
             } else {
-                d.add(&s, true);
+                d.add(&s, tx.as_ref(), true);
             }
             if s.has(LOST) {
                 self.lost -= s.len as u64;
@@ -207,7 +237,7 @@ impl Scoreboard {
         while i < self.segs.len() && self.segs[i].end() <= b {
             let s = self.segs[i];
             if !s.has(SACKED) {
-                d.add(&s, false);
+                d.add(&s, self.txs.as_ref().map(|t| &t[i]), false);
                 self.sacked += s.len as u64;
                 let mut flags = s.flags | SACKED;
                 if s.has(LOST) {
@@ -403,11 +433,14 @@ impl Scoreboard {
 
     #[inline]
     pub fn on_retransmit(&mut self, i: usize, now: Time, tx: TxState) -> (u64, u32) {
+        if let Some(txs) = &mut self.txs {
+            txs[i] = tx;
+        }
         let s = &mut self.segs[i];
         debug_assert!(s.flags & RETRANS == 0);
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
-        s.tx = tx;
+        s.delivered = tx.delivered;
         if self.retrans == 0 {
             self.retrans_from = s.seq;
         }
@@ -429,7 +462,7 @@ mod tests {
 
     #[test]
     fn the_record_ring_follows_the_flight_down_after_a_peak() {
-        let mut sb = Scoreboard::new();
+        let mut sb = Scoreboard::new(true);
         let mut d = Delivered::default();
         for k in 0..4096u64 {
             sb.push(k * 1000, 1000, k, TxState::default());

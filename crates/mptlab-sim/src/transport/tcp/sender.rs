@@ -144,7 +144,7 @@ impl TcpSender {
             write_end: 0,
             unlimited: false,
             snd_wnd: cfg.recv_buffer,
-            sb: Scoreboard::new(),
+            sb: Scoreboard::new(samples),
             dup_sacked: 0,
             dupacks: 0,
             rto_at: None,
@@ -712,8 +712,9 @@ impl TcpSender {
             self.update_prr(delivered_data);
         }
 
-        let newest = d.newest_tx;
-        // Given to every controller, so that rounds are counted whether or not rate samples are.
+        let newest = d.newest_tx();
+        // Given to every controller, so that rounds are counted whether or not rate samples are
+        // (each record keeps C.delivered at its transmission).
         let prior_delivered = newest.filter(|_| d.bytes > 0).map(|(tx, _)| tx.delivered);
         let rate = self.rate.on_ack(now, d.bytes, newest, self.sb.lost_total, self.rtt.min_rtt());
         let in_flight = self.in_flight();
