@@ -81,11 +81,7 @@ impl Delivered {
         self.newest_sent_at = newest(self.newest_sent_at, s.sent_at);
         if self.newest.is_none_or(|(delivered, at)| (s.delivered, s.sent_at) >= (delivered, at)) {
             self.newest = Some((s.delivered, s.sent_at));
-            // Either every record has its state or none has: without them there is nothing to
-            // copy (a 56-byte store of None per acknowledged segment otherwise).
-            if let Some(tx) = tx {
-                self.newest_state = Some(*tx);
-            }
+            self.newest_state = tx.copied();
         }
         if s.has(EVER_RETRANS) {
             self.cum_covered_retransmission |= cumulative;

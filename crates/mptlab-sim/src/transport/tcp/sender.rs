@@ -592,7 +592,7 @@ impl TcpSender {
                 if self.phase == Phase::Open && self.dupacks > 0 {
                     self.limited_transmit_bytes += len;
                 }
-                self.send_new(now, len as u32, pipe, out);
+                self.send_new(now, len as u32, out);
                 continue;
             }
             if self.phase == Phase::Recovery && self.cfg.sack {
@@ -608,13 +608,11 @@ impl TcpSender {
         }
     }
 
-    /// Send `len` bytes of new data at SND.NXT; `in_flight` is `in_flight()` now (the send
-    /// loop has just computed it).
+    /// Send `len` bytes of new data at SND.NXT.
     #[inline]
-    fn send_new(&mut self, now: Time, len: u32, in_flight: u64, out: &mut Vec<TcpHeader>) {
-        debug_assert_eq!(in_flight, self.in_flight());
+    fn send_new(&mut self, now: Time, len: u32, out: &mut Vec<TcpHeader>) {
         let seq = self.snd_nxt;
-        let tx = self.rate.on_send(now, in_flight, len, self.sb.lost_total);
+        let tx = self.rate.on_send(now, self.in_flight(), len, self.sb.lost_total);
         self.sb.push(seq, len, now, tx);
         self.snd_nxt += len as u64;
         self.emit(now, seq, len, out);
@@ -899,7 +897,7 @@ impl TcpSender {
         let space = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_nxt);
         if avail > 0 && space >= avail {
             let seq = self.snd_nxt;
-            self.send_new(now, avail as u32, self.in_flight(), out);
+            self.send_new(now, avail as u32, out);
             self.tlp.on_probe_sent(now, seq, self.snd_nxt, false);
         } else {
             let i = self.sb.len() - 1;
