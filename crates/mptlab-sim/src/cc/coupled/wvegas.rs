@@ -35,10 +35,11 @@
 //!   arriving through the views (`SubflowCcView::rate`, bytes per second; 0 = none). The sum
 //!   includes this subflow's new rate. When no rate is known the weight stays (1 at start).
 //! - Rounds, RTT samples, W and BaseRTT follow `cc/vegas.rs`: a round ends with the first ACK
-//!   that delivers a segment sent after the round began (`AckEvent::round_ended`); BaseRTT is the all-time minimum
-//!   (kept across restarts); W is the window at the start of the previous round (the one that
-//!   produced the round's RTTs; Linux uses the current window). rtt_r is the round's mean RTT
-//!   (Linux wVegas: `sampled_rtt / cnt_rtt`), unlike Vegas's minimum. x_r = W/rtt_r.
+//!   that delivers a segment sent after the round began (`AckEvent::round_ended`); BaseRTT is
+//!   the all-time minimum (kept across restarts); W is the window at the start of the previous
+//!   round (the one that produced the round's RTTs; Linux uses the current window). rtt_r is
+//!   the round's mean RTT (Linux wVegas: `sampled_rtt / cnt_rtt`), unlike Vegas's minimum.
+//!   x_r = W/rtt_r.
 //! - With fewer than 3 RTT samples in a round the round is Reno's (tcp_vegas.c/mptcp_wvegas.c),
 //!   counted as in `cc/vegas.rs`. Outside round ends the window grows only in slow start, on
 //!   every cwnd-limited ACK (RFC 3465, L = 2; Linux `tcp_slow_start`); (W5) is tested at round
