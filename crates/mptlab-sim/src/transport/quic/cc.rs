@@ -60,7 +60,7 @@
 //!   multipath layer calls it through `QuicCongestion::couple`.
 
 use crate::cc::{AckEvent, AnyCc, CcConfig, CcMetrics, CcParams, CongestionControl, LossEvent, SubflowCcView};
-use crate::transport::tcp::rate::{AckDelivery, RateEstimator, TxState};
+use crate::transport::tcp::rate::{RateEstimator, TxState};
 use mptlab_engine::Time;
 use std::collections::VecDeque;
 
@@ -334,7 +334,8 @@ impl QuicCongestion {
             self.cc.on_recovery_exit(now);
             bytes_acked = after_start;
         }
-        let AckDelivery { prior_delivered, rate } = self.rate.on_ack(now, out.bytes_acked, newest, self.lost_total, rtt.min_rtt());
+        let prior_delivered = newest.filter(|_| out.bytes_acked > 0).map(|(tx, _)| tx.delivered);
+        let rate = self.rate.on_ack(now, out.bytes_acked, newest, self.lost_total, rtt.min_rtt());
         let cwnd = self.live_window();
         let prior = out.prior_in_flight;
         let slow_start = cwnd < self.cc.ssthresh();

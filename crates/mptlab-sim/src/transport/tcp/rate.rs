@@ -43,16 +43,6 @@ pub struct RateEstimator {
     samples: bool,
 }
 
-/// What an ACK's newly delivered data gives the controller (`RateEstimator::on_ack`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct AckDelivery {
-    /// C.delivered when the most recently sent newly delivered segment was sent
-    /// (`AckEvent::prior_delivered`), whether or not samples are taken: rounds are counted with it.
-    pub prior_delivered: Option<u64>,
-    /// The delivery-rate sample, when the estimator takes samples.
-    pub rate: Option<RateSample>,
-}
-
 impl RateEstimator {
     /// An estimator that returns samples from `on_ack` only if `samples`.
     pub fn new(samples: bool) -> Self {
@@ -86,22 +76,21 @@ impl RateEstimator {
     }
 
     /// An ACK newly delivered `bytes`; `newest` is the transmission state and send time of the
-    /// most recently sent segment among them (of which only `delivered` is read without samples).
+    /// most recently sent segment among them.
     #[inline]
-    pub fn on_ack(&mut self, now: Time, bytes: u64, newest: Option<(TxState, Time)>, lost_total: u64, min_rtt: Time) -> AckDelivery {
+    pub fn on_ack(&mut self, now: Time, bytes: u64, newest: Option<(TxState, Time)>, lost_total: u64, min_rtt: Time) -> Option<RateSample> {
         if bytes == 0 {
-            return AckDelivery::default();
+            return None;
         }
         self.delivered += bytes;
         self.delivered_time = now;
         if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
             self.app_limited_until = 0;
         }
-        let Some((p, sent_at)) = newest else { return AckDelivery::default() };
+        let (p, sent_at) = newest?;
         self.first_sent_time = sent_at;
-        let prior_delivered = Some(p.delivered);
         if !self.samples {
-            return AckDelivery { prior_delivered, rate: None };
+            return None;
         }
         let send_elapsed = sent_at.saturating_sub(p.first_sent_time);
         let ack_elapsed = now.saturating_sub(p.delivered_time);
@@ -112,7 +101,7 @@ impl RateEstimator {
         // values, fewer instructions).
         let delivery_rate =
             (interval > 0 && interval >= min_rtt).then(|| (u64_to_f64(delivered) * SECOND as f64 / u64_to_f64(interval)) as u64);
-        let rate = Some(RateSample {
+        Some(RateSample {
             prior_delivered: p.delivered,
             delivered,
             interval,
@@ -121,8 +110,7 @@ impl RateEstimator {
             tx_in_flight: p.tx_in_flight,
             lost: lost_total.saturating_sub(p.lost),
             rtt: now.saturating_sub(sent_at),
-        });
-        AckDelivery { prior_delivered, rate }
+        })
     }
 }
 
@@ -141,7 +129,7 @@ mod tests {
         }
         let mut last = None;
         for (i, s) in sent.iter().enumerate() {
-            last = r.on_ack(100 * MS + i as u64 * MS, 1000, Some(*s), 0, 50 * MS).rate;
+            last = r.on_ack(100 * MS + i as u64 * MS, 1000, Some(*s), 0, 50 * MS);
         }
         let rs = last.unwrap();
         // The last segment: sent at 9 ms with delivered = 0 since t = 0; ACKed at 109 ms after
@@ -165,8 +153,8 @@ mod tests {
                 without.on_app_limited(500);
             }
             let (x, y) = (
-                with.on_ack(50 * MS + i * MS, 1000, Some((a, i * MS)), 0, 10 * MS).rate,
-                without.on_ack(50 * MS + i * MS, 1000, Some((b, i * MS)), 0, 10 * MS).rate,
+                with.on_ack(50 * MS + i * MS, 1000, Some((a, i * MS)), 0, 10 * MS),
+                without.on_ack(50 * MS + i * MS, 1000, Some((b, i * MS)), 0, 10 * MS),
             );
             assert!(x.is_some() && y.is_none());
             assert_eq!(
@@ -180,7 +168,7 @@ mod tests {
     fn samples_shorter_than_min_rtt_have_no_rate() {
         let mut r = RateEstimator::new(true);
         let p = r.on_send(0, 0, 1000, 0);
-        let rs = r.on_ack(10 * MS, 1000, Some((p, 0)), 0, 20 * MS).rate.unwrap();
+        let rs = r.on_ack(10 * MS, 1000, Some((p, 0)), 0, 20 * MS).unwrap();
         assert_eq!(rs.delivery_rate, None);
     }
 
@@ -191,10 +179,10 @@ mod tests {
         r.on_app_limited(1000);
         let p1 = r.on_send(MS, 1000, 1000, 0);
         assert!(!p0.is_app_limited && p1.is_app_limited);
-        let s0 = r.on_ack(100 * MS, 1000, Some((p0, 0)), 0, 0).rate.unwrap();
+        let s0 = r.on_ack(100 * MS, 1000, Some((p0, 0)), 0, 0).unwrap();
         assert!(!s0.is_app_limited);
         assert!(r.is_app_limited(), "1000 delivered is not beyond the mark of 1000");
-        let s1 = r.on_ack(101 * MS, 1000, Some((p1, MS)), 0, 0).rate.unwrap();
+        let s1 = r.on_ack(101 * MS, 1000, Some((p1, MS)), 0, 0).unwrap();
         assert!(s1.is_app_limited);
         assert!(!r.is_app_limited());
     }
@@ -203,7 +191,7 @@ mod tests {
     fn lost_counts_losses_since_the_segment_was_sent() {
         let mut r = RateEstimator::new(true);
         let p = r.on_send(0, 0, 1000, 5000);
-        let rs = r.on_ack(100 * MS, 1000, Some((p, 0)), 8000, 0).rate.unwrap();
+        let rs = r.on_ack(100 * MS, 1000, Some((p, 0)), 8000, 0).unwrap();
         assert_eq!(rs.lost, 3000);
     }
 }

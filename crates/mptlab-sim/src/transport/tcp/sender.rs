@@ -22,7 +22,7 @@
 //! - Tail loss probes (RFC 8985 §7) share the sender's timer with the RTO: see `tlp.rs`.
 
 use super::config::TcpConfig;
-use super::rate::{AckDelivery, RateEstimator};
+use super::rate::RateEstimator;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard, DUP_THRESH, RETRANS, SACKED};
 use super::tlp::{ProbeOutcome, Tlp};
@@ -712,9 +712,11 @@ impl TcpSender {
             self.update_prr(delivered_data);
         }
 
-        // `prior_delivered` goes to every controller, so that rounds are counted whether or not
-        // rate samples are (each record keeps C.delivered at its transmission).
-        let AckDelivery { prior_delivered, rate } = self.rate.on_ack(now, d.bytes, d.newest_tx(), self.sb.lost_total, self.rtt.min_rtt());
+        let newest = d.newest_tx();
+        // Given to every controller, so that rounds are counted whether or not rate samples are
+        // (each record keeps C.delivered at its transmission).
+        let prior_delivered = newest.filter(|_| d.bytes > 0).map(|(tx, _)| tx.delivered);
+        let rate = self.rate.on_ack(now, d.bytes, newest, self.sb.lost_total, self.rtt.min_rtt());
         let in_flight = self.in_flight();
         let cwnd = self.cc.window();
         let slow_start = cwnd < self.cc.ssthresh();
