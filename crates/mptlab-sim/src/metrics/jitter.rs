@@ -80,6 +80,27 @@ impl Rfc3550Jitter {
         }
     }
 
+    /// `on_packet` of every (sent, arrived) pair in order, with the same result: the estimator
+    /// runs first (its chain of J updates on its own), then the samples go to the statistics
+    /// and the histogram in batches (`RunningStats::push_all`, `LogHistogram::record_all`).
+    #[inline]
+    pub fn on_packets(&mut self, packets: &[(Time, Time)]) {
+        const BATCH: usize = 32;
+        let mut estimator = self.estimator;
+        for chunk in packets.chunks(BATCH) {
+            let (mut js, mut n) = ([0.0; BATCH], 0);
+            for &(sent, arrived) in chunk {
+                if let Some(j) = estimator.update(sent, arrived) {
+                    js[n] = j;
+                    n += 1;
+                }
+            }
+            self.samples.push_all(&js[..n]);
+            self.hist.record_all(js[..n].iter().map(|&j| (j + 0.5) as u64));
+        }
+        self.estimator = estimator;
+    }
+
     /// Current J in ns (0 before the second packet).
     pub fn current_ns(&self) -> f64 {
         self.estimator.j
@@ -207,5 +228,34 @@ mod tests {
         a.merge_samples(&b);
         assert_eq!(a.samples(), 18);
         assert!((a.mean_ms() - b_mean / 2.0).abs() < 1e-12);
+    }
+
+    proptest::proptest! {
+        /// The batched path (`on_packets`, hence `RunningStats::push_all` and
+        /// `LogHistogram::record_all`, spans grown both ways) ends in the state of `on_packet`
+        /// called per packet: same J, same samples, same buckets, bit for bit.
+        #[test]
+        fn a_batch_is_the_packets_one_by_one(
+            steps in proptest::collection::vec((0u64..5_000_000, 0u64..50_000_000), 0..200),
+            split in 0usize..200,
+        ) {
+            let (mut sent, mut arrived, mut packets) = (0, 0, Vec::new());
+            for (gap, transit) in steps {
+                sent += gap;
+                arrived = (sent + transit).max(arrived);
+                packets.push((sent, arrived));
+            }
+            let mut one = Rfc3550Jitter::new();
+            for &(s, r) in &packets {
+                one.on_packet(s, r);
+            }
+            let mut batched = Rfc3550Jitter::new();
+            let split = split.min(packets.len());
+            batched.on_packets(&packets[..split]);
+            batched.on_packets(&packets[split..]);
+            proptest::prop_assert_eq!(one.estimator.j.to_bits(), batched.estimator.j.to_bits());
+            proptest::prop_assert_eq!(one.samples, batched.samples);
+            proptest::prop_assert!(one.hist == batched.hist);
+        }
     }
 }

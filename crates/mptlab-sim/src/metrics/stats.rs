@@ -122,6 +122,17 @@ impl RunningStats {
         self.max = if x > self.max { x } else { self.max };
     }
 
+    /// `push` of every value in order, with the same result, on a copy held in registers
+    /// (see `LogHistogram::record_all`).
+    #[inline]
+    pub fn push_all(&mut self, xs: &[f64]) {
+        let mut s = *self;
+        for &x in xs {
+            s.push(x);
+        }
+        *self = s;
+    }
+
     pub fn count(&self) -> u64 {
         self.count
     }

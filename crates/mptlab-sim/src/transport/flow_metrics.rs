@@ -44,12 +44,14 @@ const PENDING: usize = 32;
 ///
 /// Arrivals are recorded in batches: each one is appended to `pending` (one store next to the
 /// last), and every `PENDING` arrivals, or when the simulation settles its metrics
-/// (`FlowMetrics::settle`, at the end of every `Simulation::advance`), the batch goes through the
-/// estimators in arrival order. The results are those of recording each arrival at once (same
-/// samples, same order, same floating-point sums); what changes is that the histograms' and
-/// running statistics' lines are touched once per batch instead of once per packet, between
-/// which the packets of a fast flow had pushed them out of the first-level cache. W1 and W2
-/// spent 13-15 % of their time on these metrics recorded one by one.
+/// (`FlowMetrics::settle`, at the end of every `Simulation::advance`), the batch goes through
+/// each estimator in turn, in arrival order. The results are those of recording each arrival at
+/// once (same samples, same order, same floating-point sums); what changes is that the
+/// histograms' and running statistics' lines are touched once per batch instead of once per
+/// packet, between which the packets of a fast flow had pushed them out of the first-level
+/// cache, and that each estimator's running sums stay in registers across the batch. W1 and W2
+/// spent 13-15 % of their time on these metrics recorded one by one. A batch fed to all the
+/// estimators together, packet by packet, cost 24 ns per arrival; each estimator in turn, 19.
 #[derive(Default)]
 pub struct PacketDelays {
     /// RFC 3550 jitter, when the run asks for flow jitter (`metrics.jitter`).
@@ -74,18 +76,18 @@ impl PacketDelays {
         }
     }
 
-    /// Record the buffered arrivals, oldest first.
+    /// Record the buffered arrivals, oldest first: each estimator takes the whole batch in
+    /// turn (they are independent), so its running sums stay in registers across it.
     #[inline(never)]
     fn record_pending(&mut self) {
-        for &(sent_at, now) in &self.pending[..self.npending] {
-            if let Some(j) = &mut self.jitter {
-                j.on_packet(sent_at, now);
-            }
-            self.owd.record(now - sent_at);
-            if let Some(last) = self.last_data_arrival.replace(now) {
-                self.interarrival.record(now - last);
-            }
+        let batch = &self.pending[..self.npending];
+        if let Some(j) = &mut self.jitter {
+            j.on_packets(batch);
         }
+        self.owd.record_all(batch.iter().map(|&(sent_at, now)| now - sent_at));
+        let mut last = self.last_data_arrival;
+        self.interarrival.record_all(batch.iter().filter_map(|&(_, now)| last.replace(now).map(|l| now - l)));
+        self.last_data_arrival = last;
         self.npending = 0;
     }
 }
