@@ -334,7 +334,7 @@ impl QuicCongestion {
             self.cc.on_recovery_exit(now);
             bytes_acked = after_start;
         }
-        let prior_delivered = newest.filter(|_| out.bytes_acked > 0).map(|(tx, _)| tx.delivered);
+        let prior_delivered = RateEstimator::prior_delivered(out.bytes_acked, newest);
         let rate = self.rate.on_ack(now, out.bytes_acked, newest, self.lost_total, rtt.min_rtt());
         let cwnd = self.live_window();
         let prior = out.prior_in_flight;

@@ -75,6 +75,14 @@ impl RateEstimator {
         self.app_limited_until != 0
     }
 
+    /// C.delivered at the transmission of the newest segment an ACK newly delivered
+    /// (`AckEvent::prior_delivered`, the sample's `prior_delivered`); None when it delivered
+    /// nothing. Given to every controller, whether or not the estimator takes samples.
+    #[inline]
+    pub fn prior_delivered(bytes: u64, newest: Option<(TxState, Time)>) -> Option<u64> {
+        newest.filter(|_| bytes > 0).map(|(tx, _)| tx.delivered)
+    }
+
     /// An ACK newly delivered `bytes`; `newest` is the transmission state and send time of the
     /// most recently sent segment among them.
     #[inline]

@@ -713,9 +713,8 @@ impl TcpSender {
         }
 
         let newest = d.newest_tx();
-        // Given to every controller, so that rounds are counted whether or not rate samples are
-        // (each record keeps C.delivered at its transmission).
-        let prior_delivered = newest.filter(|_| d.bytes > 0).map(|(tx, _)| tx.delivered);
+        // Each record keeps C.delivered at its transmission, so this is there with or without samples.
+        let prior_delivered = RateEstimator::prior_delivered(d.bytes, newest);
         let rate = self.rate.on_ack(now, d.bytes, newest, self.sb.lost_total, self.rtt.min_rtt());
         let in_flight = self.in_flight();
         let cwnd = self.cc.window();
