@@ -66,15 +66,7 @@ impl LogHistogram {
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        let i = index_of(v);
-        match self.buckets.get_mut(i.wrapping_sub(self.lo)) {
-            Some(c) => *c += 1,
-            None => self.add_outside(i, 1),
-        }
-        self.count += 1;
-        self.sum += v as u128;
-        self.min = self.min.min(v);
-        self.max = self.max.max(v);
+        self.record_all(std::iter::once(v));
     }
 
     /// `record` of every value in order, with the same result. The count, sum, minimum and
