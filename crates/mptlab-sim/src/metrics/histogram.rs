@@ -21,7 +21,8 @@ pub const BUCKETS: usize = (SUB + (MAX_POW - SUB_BITS) as u64 * SUB) as usize;
 
 #[derive(Clone, Debug)]
 pub struct LogHistogram {
-    /// Counts of buckets `lo .. lo + buckets.len()`, all above bucket 0 (`lo ≥ 1`).
+    /// Counts of buckets `lo .. lo + buckets.len()`, all above bucket 0 (`lo ≥ 1` once any is
+    /// stored).
     buckets: Vec<u64>,
     lo: usize,
     /// Count of bucket 0, the value 0.
@@ -84,6 +85,8 @@ impl LogHistogram {
             let i = index_of(v);
             match self.buckets.get_mut(i.wrapping_sub(self.lo)) {
                 Some(c) => *c += 1,
+                // Inline, not the cold call: an idle link's queueing delay is 0 for every packet.
+                None if i == 0 => self.zeros += 1,
                 None => self.add_outside(i, 1),
             }
             count += 1;
@@ -95,8 +98,8 @@ impl LogHistogram {
     }
 
     /// Add `n` to bucket `i`, which lies outside the stored span: count a zero apart, else widen
-    /// the span to hold it. (Bucket 0 is never in the span, whose `lo` is then at least 1, so
-    /// `record_all`'s lookup of a zero always misses and lands here.)
+    /// the span to hold it. (Bucket 0 is never in the span, so a lookup of a zero always misses;
+    /// `record_all` counts its zeros itself, `merge`'s land here.)
     #[cold]
     fn add_outside(&mut self, i: usize, n: u64) {
         if i == 0 {
