@@ -5,7 +5,8 @@
 Imports only the standard library, `mptlab._core` and the runner (not pyarrow, pandas or
 matplotlib), so the peak RSS it reports is the simulator's plus a bare interpreter. Prints one JSON object on
 stdout with at least: workload, sim_s, wall_s, delivered_pkts_per_s, events_per_s, peak_rss_mb
-(and also build_s, run_s, events, delivered_data_packets, seed, scenario, peak_rss_source).
+(and also build_s, run_s, events, delivered_data_packets, seed, scenario, peak_rss_source,
+hugepages).
 
 wall_s runs from the start of scenario validation/building to the end of the simulation (one
 `advance` call; the summary and time series are not collected); the rates divide by it.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -81,6 +83,9 @@ def measure(
         "events_per_s": round(events / wall, 1) if wall > 0 else None,
         "peak_rss_mb": round(rss_mb, 1),
         "peak_rss_source": rss_source,
+        # glibc backed the heap with transparent huge pages (mptlab.hugepages), as the
+        # `mptlab` command arranges unless MPTLAB_HUGEPAGES=0.
+        "hugepages": "glibc.malloc.hugetlb=1" in os.environ.get("GLIBC_TUNABLES", ""),
     }
 
 

@@ -93,3 +93,15 @@ def test_mptlab_run_runs_with_the_tunable_and_the_same_process_id(tmp_path):
     assert proc.returncode == 0, err
     assert b"GLIBC_TUNABLES=" + TUNABLE.encode() in seen.split(b"\0")
 
+
+@pytest.mark.parametrize("tunables, expected", [(TUNABLE, True), ("", False)])
+def test_the_bench_worker_says_whether_its_heap_had_huge_pages(tunables, expected):
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    if tunables:
+        env["GLIBC_TUNABLES"] = tunables
+    r = subprocess.run(
+        [sys.executable, "-m", "mptlab._benchworker", str(QUICKSTART), "--set", "run.duration=1s"],
+        capture_output=True, text=True, cwd=REPO, env=env, timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["hugepages"] is expected
