@@ -2,7 +2,7 @@
 
     python -m mptlab._benchworker scenarios/bench/w1.toml [--name W1] [--seed N]
 
-Imports only the standard library, `mptlab._core` and the runner (not pyarrow, pandas or
+Imports only the standard library, `mptlab._core`, the runner and `mptlab.hugepages` (not pyarrow, pandas or
 matplotlib), so the peak RSS it reports is the simulator's plus a bare interpreter. Prints one JSON object on
 stdout with at least: workload, sim_s, wall_s, delivered_pkts_per_s, events_per_s, peak_rss_mb
 (and also build_s, run_s, events, delivered_data_packets, seed, scenario, peak_rss_source,
@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from mptlab import _core, runner
+from mptlab import _core, hugepages, runner
 
 
 def _vm_hwm_kib() -> int | None:
@@ -85,7 +85,7 @@ def measure(
         "peak_rss_source": rss_source,
         # glibc backed the heap with transparent huge pages (mptlab.hugepages), as the
         # `mptlab` command arranges unless MPTLAB_HUGEPAGES=0.
-        "hugepages": "glibc.malloc.hugetlb=1" in os.environ.get("GLIBC_TUNABLES", ""),
+        "hugepages": hugepages.active(os.environ),
     }
 
 

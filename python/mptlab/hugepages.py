@@ -25,19 +25,30 @@ import platform
 import sys
 from collections.abc import Mapping
 
-TUNABLE = "glibc.malloc.hugetlb=1"
+NAME = "glibc.malloc.hugetlb"
+TUNABLE = f"{NAME}=1"
 OPT_OUT = "MPTLAB_HUGEPAGES"
 
 # Commands whose process (or the workers it starts) simulates.
 SIMULATING = frozenset({"run", "sweep", "reproduce", "bench"})
 
 
+def _tunables(env: Mapping[str, str]) -> list[str]:
+    """The `name=value` entries of `GLIBC_TUNABLES` in `env`."""
+    return [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t]
+
+
+def active(env: Mapping[str, str]) -> bool:
+    """Does `env` ask glibc for huge pages (what a process started with it gets)?"""
+    return TUNABLE in _tunables(env)
+
+
 def with_hugepages(env: Mapping[str, str], libc: str | None = None) -> dict[str, str] | None:
     """`env` with glibc's huge-page tunable added to `GLIBC_TUNABLES`, or None when there is
     nothing to do: the user opted out (`MPTLAB_HUGEPAGES=0`), `GLIBC_TUNABLES` already names
     the tunable, or the C library (`libc`, default this platform's) is not glibc on Linux."""
-    tunables = env.get("GLIBC_TUNABLES", "")
-    if env.get(OPT_OUT, "1") == "0" or "glibc.malloc.hugetlb" in tunables:
+    tunables = _tunables(env)
+    if env.get(OPT_OUT, "1") == "0" or any(t.split("=", 1)[0] == NAME for t in tunables):
         return None
     # Asked last: `libc_ver` reads the interpreter's binary.
     if libc is None:
@@ -45,7 +56,7 @@ def with_hugepages(env: Mapping[str, str], libc: str | None = None) -> dict[str,
     if libc != "glibc":
         return None
     new = dict(env)
-    new["GLIBC_TUNABLES"] = f"{tunables}:{TUNABLE}" if tunables else TUNABLE
+    new["GLIBC_TUNABLES"] = ":".join([*tunables, TUNABLE])
     return new
 
 

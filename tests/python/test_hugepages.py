@@ -72,8 +72,11 @@ def test_an_environment_with_the_tunable_is_not_reexecuted(monkeypatch):
     assert _reexec(monkeypatch, ["mptlab", "run", "a.toml"], {"GLIBC_TUNABLES": TUNABLE}) is None
 
 
-@pytest.mark.skipif(platform.libc_ver()[0] != "glibc" or not Path("/proc/self/environ").exists(),
-                    reason="glibc on Linux only")
+# Where mptlab re-executes at all (glibc on Linux), and /proc shows a process's environment.
+REEXECUTES = platform.libc_ver()[0] == "glibc" and Path("/proc/self/environ").exists()
+
+
+@pytest.mark.skipif(not REEXECUTES, reason="mptlab re-executes only on Linux with glibc")
 def test_mptlab_run_runs_with_the_tunable_and_the_same_process_id(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "MPTLAB_HUGEPAGES")}
     proc = subprocess.Popen(
