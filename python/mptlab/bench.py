@@ -53,6 +53,9 @@ WORKLOADS: dict[str, Workload] = {
         Workload("W5", "scenarios/bench/w5.toml",
                  about="12,000 devices (6,000 MPTCP + 6,000 MPQUIC), 0.1 Mbit/s CBR of 100 B writes, "
                        "two backhauls, 60 s"),
+        Workload("W5-PAR", "scenarios/bench/w5.toml", (("run.partitions", "2"),),
+                 "W5 on the parallel engine: 2 device partitions (run.partitions), on MPTLAB_THREADS "
+                 "threads (default: every core)"),
         Workload("W6", "scenarios/bench/w6.toml",
                  about="1,000 NewReno bulk flows, 10 Gbit/s, 20 ms RTT, 1 BDP, 20 s"),
         Workload("W7", "scenarios/bench/w7.toml",

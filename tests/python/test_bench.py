@@ -87,6 +87,9 @@ def test_w5_and_w6_are_registered_with_their_scenarios_and_listed_in_the_help():
     assert bench.WORKLOADS["W6"].scenario == "scenarios/bench/w6.toml"
     assert "12,000 devices" in bench.WORKLOADS["W5"].about
     assert "1,000 NewReno" in bench.WORKLOADS["W6"].about
+    # W5 on the parallel engine: the same scenario, split into two device partitions.
+    assert bench.WORKLOADS["W5-PAR"].scenario == bench.WORKLOADS["W5"].scenario
+    assert bench.WORKLOADS["W5-PAR"].overrides == (("run.partitions", "2"),)
     r = mptlab("bench", "--help")
     assert r.returncode == 0
     assert "W5" in r.stdout and "W6" in r.stdout

@@ -12,7 +12,7 @@ use mptlab_sim::scenario::{self, Loaded};
 use mptlab_sim::sched::blp_features::{Features, FEATURE_NAMES, N_FEATURES};
 use mptlab_sim::sched::blp_model::BlpModel;
 use mptlab_sim::sched::registry::SCHEDULERS;
-use mptlab_sim::sim::Simulation as Sim;
+use mptlab_sim::sim::Runner;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -65,7 +65,7 @@ fn registry() -> String {
 /// One run, advanced in steps so that Python can show progress.
 #[pyclass]
 struct Simulation {
-    sim: Sim,
+    sim: Runner,
     canonical: serde_json::Value,
 }
 
@@ -75,7 +75,7 @@ impl Simulation {
     #[pyo3(signature = (text, overrides=vec![], seed=None))]
     fn new(text: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<Self> {
         let loaded = load(text, overrides, seed)?;
-        Ok(Self { sim: Sim::new(loaded.spec), canonical: loaded.canonical })
+        Ok(Self { sim: Runner::new(loaded.spec), canonical: loaded.canonical })
     }
 
     #[getter]
@@ -95,7 +95,7 @@ impl Simulation {
 
     #[getter]
     fn seed(&self) -> u64 {
-        self.sim.spec.seed
+        self.sim.seed()
     }
 
     #[getter]
@@ -105,7 +105,7 @@ impl Simulation {
 
     #[getter]
     fn delivered_data_packets(&self) -> u64 {
-        self.sim.counts.delivered_data
+        self.sim.delivered_data()
     }
 
     /// Simulate up to `until_s` seconds (capped at the duration), without the GIL.
@@ -116,12 +116,12 @@ impl Simulation {
     }
 
     fn summary_json(&self) -> String {
-        self.sim.run_summary(&self.canonical).to_json_string()
+        self.sim.sim().run_summary(&self.canonical).to_json_string()
     }
 
     /// Long-format columns: series, entity, t_s, value.
     fn timeseries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let c = self.sim.timeseries();
+        let c = self.sim.sim().timeseries();
         let d = PyDict::new_bound(py);
         d.set_item("series", c.series)?;
         d.set_item("entity", c.entity)?;

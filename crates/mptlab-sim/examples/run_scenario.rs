@@ -23,10 +23,17 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut sim = mptlab_sim::sim::Simulation::new(loaded.spec);
+    let mut run = mptlab_sim::sim::Runner::new(loaded.spec);
     let t0 = std::time::Instant::now();
-    sim.run_to_end();
+    run.run_to_end();
     let wall = t0.elapsed().as_secs_f64();
+    if let Some((t, windows)) = run.phase_times() {
+        eprintln!(
+            "parallel: {windows} windows; thread seconds busy/waiting: devices {:.2}/{:.2}, cores {:.2}/{:.2}",
+            t.busy_s[0], t.wait_s[0], t.busy_s[1], t.wait_s[1]
+        );
+    }
+    let sim = run.sim();
     println!("{}", serde_json::to_string_pretty(&sim.summary(&loaded.canonical)).unwrap());
     #[cfg(feature = "event-profile")]
     eprint!("{}", sim.event_profile().table());

@@ -6,6 +6,7 @@ pub mod apps;
 pub mod cc;
 pub mod metrics;
 pub mod net;
+pub mod partition;
 pub mod results;
 pub mod scenario;
 pub mod sched;

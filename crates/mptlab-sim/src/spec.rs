@@ -22,6 +22,9 @@ pub type FlowId = u32;
 pub struct RunSpec {
     pub seed: u64,
     pub duration: Time,
+    /// Device partitions (`run.partitions`): 1 runs the sequential engine, more the parallel
+    /// one (`sim::partition`), whose plan the scenario loader has checked.
+    pub partitions: u16,
     pub nodes: Vec<NodeSpec>,
     /// One entry per link *direction*. A duplex scenario link `x` becomes `x` (from→to) and
     /// `x.rev` (to→from).

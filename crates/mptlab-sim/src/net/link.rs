@@ -290,6 +290,16 @@ impl Link {
         out
     }
 
+    /// When the packet `enqueue` has just accepted comes out of the far end, and whether the
+    /// channel loses it. Only for a discipline that decides on arrival (drop-tail, RED), which
+    /// schedules the packet when it takes it: a parallel run hands the packet to the next
+    /// partition then, ahead of its arrival (`crate::partition`).
+    pub fn last_accepted(&self) -> (Time, bool) {
+        debug_assert!(self.qdisc.decides_on_arrival(), "a CoDel link does not know its packets' arrivals on enqueue");
+        let p = self.pipe.back().expect("a packet was just accepted");
+        (p.arrival, p.lost)
+    }
+
     /// Transmitter event of a discipline that decides at dequeue (CoDel): dequeue (dropping as
     /// the discipline decides) and start the next packet. Dropped packets are appended to
     /// `dropped` for the caller to free. `class_of` gives a packet's protocol and flow group.

@@ -46,6 +46,10 @@ impl Pipe {
     }
 
     #[inline]
+    pub fn back(&self) -> Option<&InPipe> {
+        self.packets.get(self.packets.len().wrapping_sub(1))
+    }
+
     pub fn front(&self) -> Option<&InPipe> {
         self.packets.get(0)
     }

@@ -23,7 +23,7 @@ pub fn catalogue() -> Value {
     let tcp = d::tcp();
     json!({
         "sections": {
-            "run": { "duration": "required, time > 0", "seed": d::SEED },
+            "run": { "duration": "required, time > 0", "seed": d::SEED, "partitions": "1 (sequential); 2-256 device partitions run in parallel (docs/architecture.md, Parallel runs)" },
             "metrics": {
                 "interval": Dur::canonical(d::INTERVAL),
                 "trace_interval": Dur::canonical(d::TRACE_INTERVAL),

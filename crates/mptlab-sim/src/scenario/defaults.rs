@@ -7,6 +7,8 @@ use crate::transport::tcp::TcpConfig;
 use mptlab_engine::time::{MILLISECOND, SECOND};
 
 pub const SEED: u64 = 1;
+/// Most device partitions a parallel run may ask for (`run.partitions`).
+pub const MAX_PARTITIONS: u16 = 256;
 /// Throughput bin width.
 pub const INTERVAL: Dur = Dur(SECOND);
 /// cwnd / SRTT / queue sampling period.

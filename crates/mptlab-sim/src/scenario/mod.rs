@@ -66,6 +66,9 @@ pub fn load(text: &str, overrides: &[(String, String)], seed: Option<u64>) -> Re
     }
     let spec = resolve::run_spec(&raw)?;
     bounds::check_spec(&spec)?;
+    if spec.partitions > 1 {
+        crate::partition::Plan::new(&spec).map_err(|reason| ScenarioError::new("run.partitions", reason))?;
+    }
     let canonical = serde_json::to_value(&raw).expect("the raw scenario serialises to JSON");
     Ok(Loaded { spec, canonical })
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use toml::{Table, Value};
 
 const TOP: &[&str] = &["run", "metrics", "nodes", "groups", "links", "flows", "events", "tunnels", "rtt_split", "wifi"];
-const RUN: &[&str] = &["duration", "seed"];
+const RUN: &[&str] = &["duration", "seed", "partitions"];
 const METRICS: &[&str] = &["interval", "trace_interval", "jain_groups", "detail_flows", "detail_links", "jitter"];
 const NODES: &[&str] = &["hosts", "routers"];
 const GROUP: &[&str] = &["count", "link"];
@@ -55,7 +55,11 @@ fn each<T>(key: &str, v: &Value, f: fn(&str, &Value) -> Result<T>) -> Result<BTr
 
 fn run(key: &str, v: &Value) -> Result<Run> {
     let t = Tbl::new(key, v, RUN)?;
-    Ok(Run { duration: t.must("duration", r::time_pos)?, seed: t.or("seed", d::SEED, |k, v| r::int(k, v, 0, i64::MAX).map(|s| s as u64))? })
+    Ok(Run {
+        duration: t.must("duration", r::time_pos)?,
+        seed: t.or("seed", d::SEED, |k, v| r::int(k, v, 0, i64::MAX).map(|s| s as u64))?,
+        partitions: t.or("partitions", 1, |k, v| r::int(k, v, 1, d::MAX_PARTITIONS as i64).map(|n| n as u16))?,
+    })
 }
 
 fn metrics(key: &str, v: &Value) -> Result<Metrics> {

@@ -94,6 +94,14 @@ pub struct Tunnel {
 pub struct Run {
     pub duration: Dur,
     pub seed: u64,
+    /// Device partitions of a parallel run (`sim::partition`); 1 runs the sequential engine
+    /// and is left out of the canonical scenario, so that scenarios without it hash as before.
+    #[serde(skip_serializing_if = "is_one")]
+    pub partitions: u16,
+}
+
+fn is_one(n: &u16) -> bool {
+    *n == 1
 }
 
 #[derive(Clone, Debug, Serialize)]

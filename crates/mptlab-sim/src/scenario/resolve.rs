@@ -32,6 +32,7 @@ pub fn run_spec(s: &Scenario) -> Result<RunSpec> {
     Ok(RunSpec {
         seed: s.run.seed,
         duration: s.run.duration.0,
+        partitions: s.run.partitions,
         nodes: topo.nodes,
         links,
         flows,

@@ -3,6 +3,7 @@
 //! the first events.
 
 use super::flow::{Flow, FlowMetrics, MpMetrics};
+use super::parallel::{Ownership, PartState};
 use super::results::LinkTrace;
 use super::subflow_jitter::SubflowJitter;
 use super::{Ev, PacketCounts, RouteEnd, Simulation, TunnelRt};
@@ -16,6 +17,7 @@ use crate::transport::spec::TransportSpec;
 use crate::transport::tunnel::Tunnel;
 use crate::transport::AnyEndpoint;
 use mptlab_engine::{Arena, EventQueue, LazyTimer, RngStream, StreamId};
+use std::sync::Arc;
 
 /// Stream kinds: each random component draws from (seed, kind, id).
 const STREAM_LINK: u64 = 1;
@@ -25,7 +27,12 @@ const STREAM_SCHEDULER: u64 = 3;
 /// Tunnels' schedulers.
 const STREAM_TUNNEL: u64 = 4;
 
-pub(super) fn build(spec: RunSpec) -> Simulation {
+/// The whole run (`own` = None), or the part of it partition `own.me` of a parallel run owns:
+/// its flows and links, indexed locally in id order, and every route (route ids stay global,
+/// since packets cross partitions), encoded for the partition (`Ownership::encode`).
+pub(super) fn build(spec: Arc<RunSpec>, own: Option<&Ownership>) -> Simulation {
+    let owns_flow = |f: usize| own.is_none_or(|o| o.plan.flow_owner[f] == o.me);
+    let owns_link = |l: usize| own.is_none_or(|o| o.plan.link_owner[l] == o.me);
     let (interval, trace_every, duration) = (spec.metrics.interval, spec.metrics.trace_interval, spec.duration);
     let m = &spec.metrics;
     // Flow groups (scenario entries) in order of first appearance; a flow carries its index.
@@ -51,10 +58,10 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         })
         .collect();
     assert!(group_names.len() <= u16::MAX as usize, "more than 65535 flow groups");
-    let hops: Vec<Hop> = spec
-        .links
+    let link_ids: Vec<u32> = (0..spec.links.len()).filter(|&l| owns_link(l)).map(|l| l as u32).collect();
+    let hops: Vec<Hop> = link_ids
         .iter()
-        .enumerate()
+        .map(|&i| (i as usize, &spec.links[i as usize]))
         .map(|(i, l)| {
             if let Some(port) = l.wifi {
                 return Hop::Wifi(Box::new(WifiDirection::new(port, l.rate_bps, interval, duration, m.link_detailed(i))));
@@ -64,24 +71,49 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         })
         .collect();
     let jitter_groups = m.link_jitter.then_some(group_names.len());
-    let link_traces =
-        (0..spec.links.len()).map(|i| m.link_detailed(i).then(|| Box::new(LinkTrace::new(trace_every, duration, jitter_groups)))).collect();
+    let link_traces = link_ids
+        .iter()
+        .map(|&i| m.link_detailed(i as usize).then(|| Box::new(LinkTrace::new(trace_every, duration, jitter_groups))))
+        .collect();
     let mut routes = RouteTable::default();
     let mut route_ends = Vec::with_capacity(2 * spec.flows.len());
     let mut flows = Vec::with_capacity(spec.flows.len());
+    let mut flow_ids = Vec::new();
     for (fi, f) in spec.flows.iter().enumerate() {
         let route_base = route_ends.len() as u32;
         let pairs = f.route_pairs();
+        // A flow's id here: its index among the flows this build owns.
+        let local = flows.len() as u32;
         for (path, (fwd, rev)) in pairs.iter().enumerate() {
-            routes.push(fwd);
-            routes.push(rev);
-            route_ends.push(RouteEnd::Flow { flow: fi as u32, path: path as u16, at: End::Receiver });
-            route_ends.push(RouteEnd::Flow { flow: fi as u32, path: path as u16, at: End::Sender });
+            let path = path as u16;
+            match own {
+                None => {
+                    routes.push(fwd);
+                    routes.push(rev);
+                }
+                Some(o) => {
+                    for route in [fwd, rev] {
+                        let (entries, to) = o.encode(fi, route);
+                        routes.push_to(&entries, &to);
+                    }
+                }
+            }
+            if owns_flow(fi) {
+                route_ends.push(RouteEnd::Flow { flow: local, path, at: End::Receiver });
+                route_ends.push(RouteEnd::Flow { flow: local, path, at: End::Sender });
+            } else {
+                let owner = own.map_or(0, |o| o.plan.flow_owner[fi]);
+                route_ends.extend([RouteEnd::Remote { owner }; 2]);
+            }
         }
+        if !owns_flow(fi) {
+            continue;
+        }
+        flow_ids.push(fi as u32);
         if let Some(tu) = &f.tunnel {
             // The data route ends at the ingress; after the egress the packet takes `after`.
             let next_route = routes.push(&tu.after);
-            route_ends.push(RouteEnd::Flow { flow: fi as u32, path: 0, at: End::Receiver });
+            route_ends.push(RouteEnd::Flow { flow: local, path: 0, at: End::Receiver });
             route_ends[route_base as usize] = RouteEnd::TunnelIngress { tunnel: tu.tunnel as u16, next_route };
         }
         let rng = RngStream::new(spec.seed, StreamId::named(STREAM_APP, &f.name));
@@ -129,12 +161,12 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
     // A binary heap while few flows and links keep events due soon, a radix heap for thousands
     // (same order: engine::queue).
     let mut queue = EventQueue::for_entities(busy_entities(&spec));
-    let sampled_flows: Vec<u32> = (0..spec.flows.len()).filter(|&f| m.flow_detailed(f)).map(|f| f as u32).collect();
+    let sampled_flows: Vec<u32> = (0..flow_ids.len() as u32).filter(|&f| m.flow_detailed(flow_ids[f as usize] as usize)).collect();
     // Periodic sampling only feeds traces: a run that traces nothing has no sample events.
-    if !sampled_flows.is_empty() || !tunnels.is_empty() || (0..spec.links.len()).any(|l| m.link_detailed(l)) {
+    if !sampled_flows.is_empty() || !tunnels.is_empty() || link_ids.iter().any(|&l| m.link_detailed(l as usize)) {
         queue.schedule(0, Ev::Sample);
     }
-    for (i, f) in spec.flows.iter().enumerate() {
+    for (i, f) in flow_ids.iter().map(|&g| &spec.flows[g as usize]).enumerate() {
         if f.start < duration {
             queue.schedule(f.start, Ev::Start(i as u32));
         }
@@ -145,6 +177,7 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
     let channels = spec.wifi.iter().map(|w| super::wifi::Channel::new(w, spec.seed, interval, duration)).collect();
     #[cfg(feature = "event-profile")]
     let profile = super::event_profile::EventProfile::new(&spec.flows);
+    let part = own.map(|o| Box::new(PartState::new(o.me, o.plan.parts, flow_ids, link_ids, &routes)));
     let mut sim = Simulation {
         spec,
         queue,
@@ -166,6 +199,9 @@ pub(super) fn build(spec: RunSpec) -> Simulation {
         tunnel_deadlines: Vec::new(),
         channels,
         wifi_out: Vec::new(),
+        part,
+        merged_events: 0,
+        merged_live: 0,
         #[cfg(feature = "event-profile")]
         profile,
     };

@@ -34,4 +34,7 @@ pub enum Ev {
         channel: u32,
         generation: u32,
     },
+    /// A packet handed over from another partition of a parallel run (its handle here) enters
+    /// the network at its position (`parallel`).
+    Import(u32),
 }

@@ -12,6 +12,7 @@ use crate::net::CapacityProcess;
 use crate::spec::{LinkAction, LinkId};
 use crate::transport::endpoint::{Endpoint, PATH_MANAGER_PASSES};
 use mptlab_engine::{RngStream, StreamId, Time};
+use std::sync::Arc;
 
 /// RNG stream kind of capacity models, apart from the kinds `build.rs` uses (links 1, apps 2):
 /// a link direction's loss stream and its capacity stream never coincide.
@@ -21,7 +22,10 @@ impl Simulation {
     /// Attach capacity models and schedule their first steps and the scenario's link events.
     pub(super) fn schedule_link_events(&mut self) {
         let (seed, duration) = (self.spec.seed, self.spec.duration);
-        for (l, ls) in self.spec.links.iter().enumerate() {
+        let spec = Arc::clone(&self.spec);
+        // `l` indexes this build's links (all of them, or a partition's: `parallel`).
+        for l in 0..self.hops.len() {
+            let ls = &spec.links[self.link_id(l)];
             let Some(model) = &ls.capacity else { continue };
             let rng = RngStream::new(seed, StreamId::named(STREAM_CAPACITY, &ls.name));
             if let Some(t) = self.hops[l].attach_capacity(CapacityProcess::new(model, rng)) {

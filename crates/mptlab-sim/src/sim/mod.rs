@@ -14,8 +14,10 @@ mod event;
 pub mod event_profile;
 mod flow;
 mod link_events;
+pub mod parallel;
 pub mod results;
 mod results_paths;
+mod runner;
 mod subflow_jitter;
 mod tunnels;
 mod wifi;
@@ -23,6 +25,8 @@ mod wifi;
 pub use crate::transport::AnyEndpoint;
 pub use event::Ev;
 pub use flow::{Flow, FlowMetrics, MpMetrics};
+pub use parallel::Partitioned;
+pub use runner::Runner;
 pub use tunnels::TunnelRt;
 
 use crate::net::{Hop, Packet, RouteTable};
@@ -31,6 +35,7 @@ use crate::transport::bodies::Bodies;
 use crate::transport::endpoint::{AppStart, End, Endpoint, Outbox, Wake, MAX_TIMER_SLOTS};
 use mptlab_engine::timer::{Arm, Fired};
 use mptlab_engine::{Arena, EventQueue, Handle, LazyTimer, Time};
+use std::sync::Arc;
 
 /// Where a route ends: a flow's endpoint, a tunnel's ingress (the packet goes into the tunnel
 /// and continues on `next_route` after its egress), or an end of a tunnel path (`tunnels.rs`).
@@ -52,6 +57,11 @@ pub enum RouteEnd {
         path: u16,
         at: End,
     },
+    /// Either end of a flow that partition `owner` of a parallel run owns: a packet reaching it
+    /// here was handed over already (`parallel`).
+    Remote {
+        owner: u16,
+    },
 }
 
 /// Align `timer` with `deadline` (None: cancel); when it needs an event, schedule `event(generation)`
@@ -68,6 +78,18 @@ fn arm(queue: &mut EventQueue<Ev>, timer: &mut LazyTimer, deadline: Option<Time>
     }
 }
 
+/// Count a packet of path `path` lost in the network (`data`: it carried data) for its flow.
+fn count_drop(m: &mut FlowMetrics, path: u16, data: bool) {
+    if data {
+        m.data_packets_dropped += 1;
+        if let Some(mp) = &mut m.mp {
+            mp.path_drops[path as usize] += 1;
+        }
+    } else {
+        m.ack_packets_dropped += 1;
+    }
+}
+
 /// Packet accounting for the conservation invariant: created = delivered + dropped + live.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PacketCounts {
@@ -77,8 +99,20 @@ pub struct PacketCounts {
     pub delivered_data: u64,
 }
 
+impl PacketCounts {
+    /// The counts of two parts of a run together.
+    pub fn plus(&self, o: &PacketCounts) -> PacketCounts {
+        PacketCounts {
+            created: self.created + o.created,
+            delivered: self.delivered + o.delivered,
+            dropped: self.dropped + o.dropped,
+            delivered_data: self.delivered_data + o.delivered_data,
+        }
+    }
+}
+
 pub struct Simulation {
-    pub spec: RunSpec,
+    pub spec: Arc<RunSpec>,
     queue: EventQueue<Ev>,
     packets: Arena<Packet>,
     /// The hops packets cross, one per link direction (`spec.links`), by link id.
@@ -109,14 +143,22 @@ pub struct Simulation {
     /// Wi-Fi channels, by index of `spec.wifi`, and the reused buffer of their media's outputs.
     pub channels: Vec<wifi::Channel>,
     wifi_out: Vec<crate::net::dcf::Output>,
+    /// A partition of a parallel run: what it owns and what it hands over (`parallel`).
+    part: Option<Box<parallel::PartState>>,
+    /// Events the other partitions of a merged parallel run processed, and the packets they
+    /// still held (handovers included).
+    merged_events: u64,
+    merged_live: usize,
     /// Clock ticks per event class (feature `event-profile`).
     #[cfg(feature = "event-profile")]
     profile: event_profile::EventProfile,
 }
 
 impl Simulation {
+    /// The whole run on the sequential engine (`run.partitions` is not looked at: `Runner`
+    /// chooses the engine).
     pub fn new(spec: RunSpec) -> Self {
-        build::build(spec)
+        build::build(Arc::new(spec), None)
     }
 
     pub fn now(&self) -> Time {
@@ -132,23 +174,32 @@ impl Simulation {
     }
 
     pub fn events_processed(&self) -> u64 {
-        self.queue.events_processed()
+        self.queue.events_processed() + self.merged_events
     }
 
-    /// Packets currently held anywhere in the network.
+    /// Packets currently held anywhere in the network (a partition's copies of packets it has
+    /// handed over ahead of their arrival are not counted).
     pub fn packets_live(&self) -> usize {
-        self.packets.live()
+        self.packets.live() - self.part.as_ref().map_or(0, |p| p.shells + p.away) + self.merged_live
     }
 
     /// Run until simulated time `until` (capped at the run's duration).
     pub fn advance(&mut self, until: Time) {
-        let until = until.min(self.spec.duration);
+        self.run_until(until.min(self.spec.duration));
+        self.settle();
+    }
+
+    /// Process every event due at or before `until`.
+    fn run_until(&mut self, until: Time) {
         while let Some((now, ev)) = self.queue.pop_until(until) {
             self.dispatch(now, ev);
         }
         self.queue.advance_to(until);
-        // Metrics recorded in batches (a detailed flow's delays) are complete whenever the
-        // caller can read them.
+    }
+
+    /// Metrics recorded in batches (a detailed flow's delays) are complete whenever the caller
+    /// can read them.
+    fn settle(&mut self) {
         for &f in &self.sampled_flows {
             self.flows[f as usize].metrics.settle();
         }
@@ -197,6 +248,7 @@ impl Simulation {
             Ev::LinkEvent(i) => self.on_link_event(now, i),
             Ev::Capacity(l) => self.on_capacity_step(now, l),
             Ev::Wifi { channel, generation } => self.on_wifi(now, channel, generation),
+            Ev::Import(h) => self.forward(now, Handle(h)),
         }
     }
 
@@ -215,29 +267,41 @@ impl Simulation {
         let p = self.packets.get(h);
         let (size, proto, group) = (p.size, p.proto, p.group);
         match self.routes.hop(p.route, p.hop) {
-            Some(l) => {
-                // One match on the hop kind: a link takes the packet here, a Wi-Fi direction
-                // hands it to its channel's medium.
-                let link = match &mut self.hops[l as usize] {
-                    Hop::PointToPoint(link) => link,
-                    Hop::Wifi(w) => {
-                        let port = w.port;
-                        return self.wifi_offer(now, l, port, h, size);
-                    }
-                };
-                let r = link.enqueue(now, h, size, proto, group);
-                if r.dropped {
-                    self.drop_packet(h);
-                }
-                if let Some(t) = r.arrival_wake {
-                    self.queue.schedule(t, Ev::Arrival(l));
-                }
-                if let Some(t) = r.tx_wake {
-                    self.queue.schedule(t, Ev::LinkTx(l));
-                }
+            // A parallel run's entries for crossings between partitions lie above every link id.
+            Some(l) if l < parallel::EARLY => {
+                self.offer(now, l, h, size, proto, group, true);
             }
+            Some(code) => self.cross(now, h, code),
             None => self.deliver(now, h),
         }
+    }
+
+    /// Offer packet `h` to link `l`; true when the link took it. `arrivals`: schedule the link's
+    /// arrival events (a parallel run's exit links are drained lazily instead: `parallel`).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn offer(&mut self, now: Time, l: u32, h: Handle, size: u32, proto: crate::net::Proto, group: u16, arrivals: bool) -> bool {
+        // One match on the hop kind: a link takes the packet here, a Wi-Fi direction hands it
+        // to its channel's medium.
+        let link = match &mut self.hops[l as usize] {
+            Hop::PointToPoint(link) => link,
+            Hop::Wifi(w) => {
+                let port = w.port;
+                self.wifi_offer(now, l, port, h, size);
+                return true;
+            }
+        };
+        let r = link.enqueue(now, h, size, proto, group);
+        if r.dropped {
+            self.drop_packet(h);
+        }
+        if let Some(t) = r.arrival_wake.filter(|_| arrivals) {
+            self.queue.schedule(t, Ev::Arrival(l));
+        }
+        if let Some(t) = r.tx_wake {
+            self.queue.schedule(t, Ev::LinkTx(l));
+        }
+        !r.dropped
     }
 
     fn drop_packet(&mut self, h: Handle) {
@@ -251,16 +315,10 @@ impl Simulation {
                 _ => unreachable!("a tunnel's continuation route ends at a flow"),
             },
             RouteEnd::Tunnel { tunnel, path, at } => return self.tunnel_drop(h, tunnel as usize, path as usize, at),
+            // Counted for its flow by the partition that owns it.
+            RouteEnd::Remote { owner } => return self.notify_drop(h, p, owner),
         };
-        let m = &mut self.flows[flow as usize].metrics;
-        if p.is_data() {
-            m.data_packets_dropped += 1;
-            if let Some(mp) = &mut m.mp {
-                mp.path_drops[path as usize] += 1;
-            }
-        } else {
-            m.ack_packets_dropped += 1;
-        }
+        count_drop(&mut self.flows[flow as usize].metrics, path, p.is_data());
     }
 
     #[inline]
@@ -321,6 +379,7 @@ impl Simulation {
     fn deliver(&mut self, now: Time, h: Handle) {
         let (f, path, at) = match self.route_ends[self.packets.get(h).route as usize] {
             RouteEnd::Flow { flow, path, at } => (flow as usize, path, at),
+            RouteEnd::Remote { .. } => return self.drop_shell(h),
             RouteEnd::TunnelIngress { tunnel, next_route } => return self.tunnel_ingress(now, tunnel as usize, h, next_route),
             RouteEnd::Tunnel { tunnel, path, at } => return self.tunnel_arrival(now, tunnel as usize, path as usize, at, h),
         };
