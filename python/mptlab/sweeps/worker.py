@@ -9,6 +9,7 @@ needs no shared file system.
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 import traceback
@@ -51,6 +52,9 @@ def run_task(task: Task) -> Payload:
     from mptlab.results import summary_text, timeseries_table
     from mptlab.sweeps.flatten import flow_rows, link_rows, run_metrics
 
+    # A sweep already keeps every core busy with one run each: a parallel run
+    # (`run.partitions`) takes one thread here unless the user said otherwise.
+    os.environ.setdefault("MPTLAB_THREADS", "1")
     started = _now()
     t0 = time.perf_counter()
     try:
