@@ -179,6 +179,7 @@ pub(super) fn build(spec: Arc<RunSpec>, own: Option<&Ownership>) -> Simulation {
     let profile = super::event_profile::EventProfile::new(&spec.flows);
     let part = own.map(|o| Box::new(PartState::new(o.me, o.plan.parts, flow_ids, link_ids, &routes)));
     let mut sim = Simulation {
+        link_jitter: spec.metrics.link_jitter,
         spec,
         queue,
         packets: Arena::with_capacity(4096),

@@ -113,6 +113,8 @@ impl PacketCounts {
 
 pub struct Simulation {
     pub spec: Arc<RunSpec>,
+    /// `spec.metrics.link_jitter`, read on every arrival: here, not behind the `Arc`.
+    link_jitter: bool,
     queue: EventQueue<Ev>,
     packets: Arena<Packet>,
     /// The hops packets cross, one per link direction (`spec.links`), by link id.
@@ -278,7 +280,9 @@ impl Simulation {
 
     /// Offer packet `h` to link `l`; true when the link took it. `arrivals`: schedule the link's
     /// arrival events (a parallel run's exit links are drained lazily instead: `parallel`).
-    #[inline]
+    /// Always inlined: it is the body of `forward`, the hottest path of a run (the enqueue was
+    /// written inline there before the parallel engine needed it in `cross` too).
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn offer(&mut self, now: Time, l: u32, h: Handle, size: u32, proto: crate::net::Proto, group: u16, arrivals: bool) -> bool {
         // One match on the hop kind: a link takes the packet here, a Wi-Fi direction hands it
@@ -343,7 +347,7 @@ impl Simulation {
         let p = self.packets.get_mut(a.handle);
         let hop = p.hop;
         p.hop += 1;
-        if self.spec.metrics.link_jitter && p.is_data() {
+        if self.link_jitter && p.is_data() {
             if let Some(j) = self.link_traces[l as usize].as_mut().and_then(|t| t.jitter.as_mut()) {
                 if let Some(sub) = self.subflow_jitter.estimator(p.route, hop) {
                     j.on_packet(p.group, p.sent_at, now, sub);
