@@ -11,16 +11,23 @@
 //!   link's delay later, so in a later window. The core keeps its copy in the link (a shell)
 //!   for the link's own accounting and frees it on arrival (`GONE` entry, or a `Remote` route end).
 //!
-//! Determinism: a partition takes the packets handed to it at the barrier, by source partition
-//! in order and each source's in the order it sent them, and schedules them then; the events of
-//! a window do not depend on which thread runs which partition, nor on how many threads there
-//! are. They do depend on the plan (the number of device partitions is a scenario key): equal
-//! times are ordered differently from the sequential engine, whose insertion order differs.
+//! A core's *exit* links (every packet of which it hands over) schedule no arrival events: what
+//! has arrived is drained when the link next takes a packet, and at the end.
+//!
+//! Packets stay home: the device partition that owns a packet's flow keeps its handle while a
+//! core carries a copy, and takes the copy back under it, so bodies (QUIC frames, SACK blocks)
+//! never move. A core that drops a packet tells its owner, which counts it for the flow.
+//!
+//! Determinism: a partition takes the packets handed to it when its phase starts, in order of
+//! time and then of route id (stable over source partition and sending order), and schedules
+//! them then. What a partition computes does not depend on which thread runs it, nor on how
+//! many threads there are, nor on how the run is stepped. It does depend on the plan (the number
+//! of device partitions is a scenario key): events at equal times can be ordered differently
+//! from the sequential engine, whose order is insertion order. Without such ties the two agree.
 //!
 //! Merging (`Partitioned::finish`): the partitions' flows, links and traces go back into one
-//! `Simulation` in global order, with the packet counts and event counts summed and the drops
-//! a core counted for flows it does not own added to those flows, so the results code sees one
-//! run.
+//! `Simulation` in global order, with the packet and event counts summed, so the results code
+//! sees one run.
 
 use super::build::build;
 use super::flow::Flow;
