@@ -46,12 +46,13 @@ impl Pipe {
     }
 
     #[inline]
-    pub fn back(&self) -> Option<&InPipe> {
-        self.packets.get(self.packets.len().wrapping_sub(1))
-    }
-
     pub fn front(&self) -> Option<&InPipe> {
         self.packets.get(0)
+    }
+
+    /// The entry pushed last (a parallel run's hand-over reads its arrival: `Link::last_accepted`).
+    pub fn back(&self) -> Option<&InPipe> {
+        self.packets.get(self.packets.len().wrapping_sub(1))
     }
 
     /// Packets (and bytes) in the pipe whose transmission had not started at the last `advance`.

@@ -321,10 +321,6 @@ impl Partitioned {
         &self.parts[0].spec
     }
 
-    pub fn window(&self) -> Time {
-        self.plan.window
-    }
-
     /// Where the threads' time went so far, and how many windows ran.
     pub fn phase_times(&self) -> (PhaseTimes, u64) {
         (self.times, self.windows)
