@@ -233,7 +233,7 @@ impl Link {
     }
 
     /// Offer a packet of flow group `group` to the link at `now`.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, now: Time, handle: Handle, size: u32, proto: Proto, group: u16) -> Enqueued {
         self.counters.offered += 1;
         if let Some(g) = &mut self.groups {
