@@ -1,5 +1,5 @@
-//! Precomputed routes: route r is a list of link ids; flow f owns routes 2f (data) and 2f+1
-//! (ACKs). A route's length and first links sit together (`Head`), so that forwarding reads
+//! Precomputed routes: route r is a list of link ids (path i of a flow: its sending end's
+//! packets on `route_base + 2i`, its receiving end's on `route_base + 2i + 1`). A route's length and first links sit together (`Head`), so that forwarding reads
 //! one entry.
 
 use super::config::LinkId;
@@ -7,7 +7,7 @@ use super::config::LinkId;
 /// Links a route's head holds itself: W5's routes (access link, backhaul, server link) fit.
 const INLINE: usize = 3;
 
-/// `Head::len` of a route of this many links or more: its length is in `RouteTable::lens`.
+/// `Head::len` of a route of this many links or more: its length is in `RouteTable::spans`.
 const LONG: u8 = u8::MAX;
 
 /// What forwarding reads of a route, on a quarter of a cache line: its length, its first links
@@ -26,9 +26,8 @@ struct Head {
 #[derive(Default)]
 pub struct RouteTable {
     heads: Vec<Head>,
-    /// Where each route starts in `links` (which holds every route whole), and its length.
-    starts: Vec<u32>,
-    lens: Vec<u32>,
+    /// Each route's (start, length) in `links`, which holds every route whole.
+    spans: Vec<(u32, u32)>,
     links: Vec<LinkId>,
     /// A parallel run's partition per position, beside `links` (`push_to`); empty otherwise.
     to: Vec<u16>,
@@ -41,8 +40,7 @@ impl RouteTable {
             *slot = l;
         }
         self.heads.push(head);
-        self.starts.push(self.links.len() as u32);
-        self.lens.push(route.len() as u32);
+        self.spans.push((self.links.len() as u32, route.len() as u32));
         self.links.extend_from_slice(route);
         (self.heads.len() - 1) as u32
     }
@@ -67,7 +65,7 @@ impl RouteTable {
     pub fn to(&self, route: u32, hop: u16) -> u16 {
         match self.heads[route as usize].to.get(hop as usize) {
             Some(&t) => t as u16,
-            None => self.to[(self.starts[route as usize] + hop as u32) as usize],
+            None => self.to[(self.spans[route as usize].0 + hop as u32) as usize],
         }
     }
 
@@ -88,13 +86,13 @@ impl RouteTable {
     /// `hop` for a position the head does not hold.
     #[cold]
     fn hop_in_list(&self, route: u32, i: usize) -> Option<LinkId> {
-        let (start, len) = (self.starts[route as usize] as usize, self.lens[route as usize] as usize);
-        (i < len).then(|| self.links[start + i])
+        let (start, len) = self.spans[route as usize];
+        (i < len as usize).then(|| self.links[start as usize + i])
     }
 
     pub fn route(&self, route: u32) -> &[LinkId] {
-        let start = self.starts[route as usize] as usize;
-        &self.links[start..start + self.lens[route as usize] as usize]
+        let (start, len) = self.spans[route as usize];
+        &self.links[start as usize..(start + len) as usize]
     }
 
     /// Every route's entries, one after the other.
